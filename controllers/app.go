@@ -1,0 +1,86 @@
+// Package controllers turns HTTP requests into store calls and store results into the API's response shapes:
+// bind → validate → store → map. One controller per resource; the route table in package routes wires them.
+package controllers
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"calendar/config"
+	"calendar/models"
+)
+
+// App holds what every controller needs: the configuration, the store and the logger.
+type App struct {
+	Config config.Config
+	Store  *models.Store
+	Log    *slog.Logger
+
+	shuttingDown atomic.Bool
+}
+
+// NewApp builds the shared controller state.
+func NewApp(cfg config.Config, store *models.Store, log *slog.Logger) *App {
+	return &App{Config: cfg, Store: store, Log: log}
+}
+
+// ShutDown marks the service as shutting down, so /readyz turns load balancers away while requests drain.
+func (a *App) ShutDown() { a.shuttingDown.Store(true) }
+
+// Site holds the absolute URLs of one request (API.md §1): the public site home and the API root.
+type Site struct {
+	// Home is the site's base URL without a trailing slash, e.g. "https://example.com".
+	Home string
+	// Root is the API root without a trailing slash, e.g. "https://example.com/wp-json/calendar/events/v1".
+	Root string
+	// Host is the host part of Home, used by global IDs ("example.com?id=123").
+	Host string
+}
+
+// Site returns the URLs for c: from CALENDAR_BASE_URL when set, else from the request's scheme and Host.
+func (a *App) Site(c *gin.Context) Site {
+	var home, host string
+	if base := a.Config.BaseURL; base != nil {
+		home, host = base.String(), base.Host+base.Path
+	} else {
+		scheme := "http"
+		if c.Request.TLS != nil {
+			scheme = "https"
+		}
+		host = c.Request.Host
+		home = scheme + "://" + host
+	}
+	home = strings.TrimRight(home, "/")
+	return Site{Home: home, Root: home + a.Config.APIRoot(), Host: host}
+}
+
+// HealthController answers the liveness and readiness probes at the server root.
+type HealthController struct{ *App }
+
+// Live handles GET /healthz: 200 while the process serves.
+func (h HealthController) Live(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
+
+// Ready handles GET /readyz: 200 when the database answers a ping within a second, 503 when it does not or while
+// the service shuts down.
+func (h HealthController) Ready(c *gin.Context) {
+	if h.shuttingDown.Load() {
+		_ = c.Error(models.Errorf(models.KindUnavailable, "rest_shutting_down", "The service is shutting down."))
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), time.Second)
+	defer cancel()
+	if err := h.Store.Ping(ctx); err != nil {
+		_ = c.Error(&models.Error{Kind: models.KindUnavailable, Code: "rest_database_unavailable",
+			Message: "The database is unavailable; try again shortly.", Err: err})
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ready"})
+}

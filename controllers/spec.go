@@ -1,0 +1,119 @@
+package controllers
+
+import (
+	"net/http"
+	"reflect"
+
+	"github.com/gin-gonic/gin"
+
+	"calendar/models"
+)
+
+// Route is one path of the API (gin syntax, relative to the namespace, e.g. "/events/:id") with its endpoints.
+// The route table in package routes is the single source of the router, the namespace index and /doc.
+type Route struct {
+	Path      string
+	Endpoints []Endpoint
+}
+
+// Endpoint is one operation: the methods it answers, its parameters (the fields of its input struct), which of
+// them are required, whether anonymous callers are turned away, and the responses it documents.
+type Endpoint struct {
+	Methods     []string
+	Summary     string
+	Description string
+	// Input is the request struct type; nil when the endpoint takes no parameters.
+	Input    reflect.Type
+	Required []string
+	// Auth turns anonymous callers away with 401 before their parameters are looked at (API.md §6).
+	Auth bool
+	// Responses maps HTTP statuses to what the endpoint answers with them.
+	Responses map[int]Response
+	run       func(*gin.Context, *Endpoint) error
+}
+
+// Response documents one answer of an endpoint: Schema names a component of the OpenAPI document ("" for none).
+type Response struct {
+	Description string
+	Schema      string
+}
+
+// Op builds an endpoint for methods from a handler that takes its bound, validated input.
+func Op[In any](methods []string, fn func(c *gin.Context, in *In) error) Endpoint {
+	e := Endpoint{Methods: methods, Responses: map[int]Response{}}
+	if t := reflect.TypeOf((*In)(nil)).Elem(); t.Kind() == reflect.Struct && t.NumField() > 0 {
+		e.Input = t
+	}
+	e.run = func(c *gin.Context, e *Endpoint) error {
+		if e.Auth && models.UserFrom(c.Request.Context()) == nil {
+			return models.Unauthorized("")
+		}
+		in := new(In)
+		if err := Bind(c, in, e.Required); err != nil {
+			return err
+		}
+		return fn(c, in)
+	}
+	return e
+}
+
+// Get, Post, Delete and Update build endpoints for the usual method sets; Update answers POST, PUT and PATCH,
+// which take identical fields (seed §4).
+func Get[In any](fn func(*gin.Context, *In) error) Endpoint { return Op([]string{http.MethodGet}, fn) }
+
+// Post builds a POST endpoint.
+func Post[In any](fn func(*gin.Context, *In) error) Endpoint {
+	return Op([]string{http.MethodPost}, fn)
+}
+
+// Delete builds a DELETE endpoint.
+func Delete[In any](fn func(*gin.Context, *In) error) Endpoint {
+	return Op([]string{http.MethodDelete}, fn)
+}
+
+// Update builds an endpoint answering POST, PUT and PATCH.
+func Update[In any](fn func(*gin.Context, *In) error) Endpoint {
+	return Op([]string{http.MethodPost, http.MethodPut, http.MethodPatch}, fn)
+}
+
+// Require marks parameters as required (reported together, in this order, when absent).
+func (e Endpoint) Require(names ...string) Endpoint {
+	e.Required = append(append([]string(nil), e.Required...), names...)
+	return e
+}
+
+// Authenticated turns anonymous callers away with 401.
+func (e Endpoint) Authenticated() Endpoint {
+	e.Auth = true
+	return e
+}
+
+// Doc sets the summary and description shown in the index and /doc.
+func (e Endpoint) Doc(summary, description string) Endpoint {
+	e.Summary, e.Description = summary, description
+	return e
+}
+
+// Respond documents an answer of the endpoint.
+func (e Endpoint) Respond(status int, schema, description string) Endpoint {
+	responses := make(map[int]Response, len(e.Responses)+1)
+	for k, v := range e.Responses {
+		responses[k] = v
+	}
+	responses[status] = Response{Description: description, Schema: schema}
+	e.Responses = responses
+	return e
+}
+
+// Handler is the gin handler of the endpoint as built so far.
+func (e Endpoint) Handler() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := e.run(c, &e); err != nil {
+			_ = c.Error(err)
+			c.Abort()
+		}
+	}
+}
+
+// Args lists the endpoint's declared parameters.
+func (e Endpoint) Args() []Arg { return Describe(e.Input, e.Required) }

@@ -1,0 +1,45 @@
+package middleware
+
+import (
+	"runtime/debug"
+	"strings"
+
+	"github.com/gin-contrib/cors"
+	"github.com/gin-gonic/gin"
+)
+
+// ExposedHeaders are the response headers browsers on other origins may read: paging, links and the request ID.
+var ExposedHeaders = []string{"X-TEC-Total", "X-TEC-TotalPages", "Link", "X-Request-ID", "ETag", "Last-Modified", "Location", "Retry-After"}
+
+// Headers sets what every answer carries: nosniff (a JSON or text body is never to be sniffed as HTML) and the
+// list of headers exposed to cross-origin readers (API.md §4).
+func Headers() gin.HandlerFunc {
+	exposed := strings.Join(ExposedHeaders, ", ")
+	return func(c *gin.Context) {
+		h := c.Writer.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Access-Control-Expose-Headers", exposed)
+		c.Next()
+	}
+}
+
+// CORS allows the configured origins ("*" for any) to call the API from browsers with token credentials.
+func CORS(origins []string) gin.HandlerFunc {
+	cfg := cors.Config{
+		AllowMethods:  []string{"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"},
+		AllowHeaders:  []string{"Authorization", "Content-Type", "X-Request-ID", "If-Match", "If-None-Match", "If-Modified-Since", "X-HTTP-Method-Override"},
+		ExposeHeaders: ExposedHeaders,
+		MaxAge:        600,
+	}
+	for _, o := range origins {
+		if o == "*" {
+			cfg.AllowAllOrigins = true
+		}
+	}
+	if !cfg.AllowAllOrigins {
+		cfg.AllowOrigins = origins
+	}
+	return cors.New(cfg)
+}
+
+func stack() string { return string(debug.Stack()) }

@@ -1,0 +1,185 @@
+// Package models holds the domain types, their GORM mapping, the embedded migrations and the Store that owns every
+// query and transaction. Nothing here knows about HTTP.
+package models
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+	"gorm.io/driver/postgres"
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Dialects the store speaks.
+const (
+	SQLite   = "sqlite"
+	Postgres = "postgres"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Store owns the database: every query and every transaction of the service goes through it.
+type Store struct {
+	db      *gorm.DB
+	dialect string
+}
+
+// Open connects to the database. driver is SQLite or Postgres; dsn is a file path or a PostgreSQL URL.
+// It does not migrate; call Migrate.
+func Open(driver, dsn string) (*Store, error) {
+	cfg := &gorm.Config{
+		TranslateError:         true,
+		Logger:                 logger.Discard,
+		SkipDefaultTransaction: true, // every write that needs a transaction opens one explicitly
+		NowFunc:                now,
+	}
+	var dialector gorm.Dialector
+	switch driver {
+	case SQLite:
+		dialector = sqlite.Open(sqliteDSN(dsn))
+	case Postgres:
+		dialector = postgres.New(postgres.Config{DSN: dsn})
+	default:
+		return nil, fmt.Errorf("unknown database driver %q", driver)
+	}
+	db, err := gorm.Open(dialector, cfg)
+	if err != nil {
+		return nil, err
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, err
+	}
+	configurePool(sqlDB, driver)
+	s := &Store{db: db, dialect: driver}
+	if err := s.setupJoinTables(); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// sqliteDSN turns a file path into a go-sqlite3 DSN with foreign keys on, WAL, a busy timeout, and write
+// transactions that take the write lock at BEGIN (so two writers wait instead of failing to upgrade a read lock).
+func sqliteDSN(path string) string {
+	params := "_foreign_keys=on&_journal_mode=WAL&_busy_timeout=10000&_txlock=immediate&_synchronous=NORMAL"
+	if strings.HasPrefix(path, "file:") {
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		return path + sep + params
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + params
+}
+
+func configurePool(db *sql.DB, driver string) {
+	if driver == SQLite {
+		// SQLite allows one writer at a time; a few connections serve concurrent readers under WAL.
+		db.SetMaxOpenConns(4)
+		db.SetMaxIdleConns(4)
+		return
+	}
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(16)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+}
+
+func (s *Store) setupJoinTables() error {
+	for field, join := range map[string]any{
+		"Venues": &EventVenue{}, "Organizers": &EventOrganizer{}, "Categories": &EventCategory{}, "Tags": &EventTag{},
+	} {
+		if err := s.db.SetupJoinTable(&Event{}, field, join); err != nil {
+			return fmt.Errorf("join table for %s: %w", field, err)
+		}
+	}
+	return nil
+}
+
+// Dialect is SQLite or Postgres.
+func (s *Store) Dialect() string { return s.dialect }
+
+// DB exposes the GORM handle for tools that work below the API (the benchmark seeder, schema tests).
+func (s *Store) DB() *gorm.DB { return s.db }
+
+// SQLDB is the underlying pool, for health checks and pool metrics.
+func (s *Store) SQLDB() *sql.DB {
+	db, _ := s.db.DB()
+	return db
+}
+
+// WithContext returns a store whose queries carry ctx.
+func (s *Store) WithContext(ctx context.Context) *Store {
+	return &Store{db: s.db.WithContext(ctx), dialect: s.dialect}
+}
+
+// Tx runs fn in one transaction: everything fn writes is committed together, or nothing is.
+func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(&Store{db: tx, dialect: s.dialect})
+	})
+}
+
+// Ping checks that the database answers within the context's deadline.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.SQLDB().PingContext(ctx)
+}
+
+// Close closes the connection pool.
+func (s *Store) Close() error { return s.SQLDB().Close() }
+
+// Migrate applies every pending migration of the store's dialect and returns the versions applied.
+func (s *Store) Migrate(ctx context.Context) ([]int64, error) {
+	dir, dialect := "migrations/sqlite", goose.DialectSQLite3
+	var opts []goose.ProviderOption
+	if s.dialect == Postgres {
+		dir, dialect = "migrations/postgres", goose.DialectPostgres
+		// Two instances starting at once must not both apply the same migration.
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	fsys, err := fs.Sub(migrations, dir)
+	if err != nil {
+		return nil, err
+	}
+	provider, err := goose.NewProvider(dialect, s.SQLDB(), fsys, opts...)
+	if err != nil {
+		return nil, err
+	}
+	results, err := provider.Up(ctx)
+	var applied []int64
+	for _, r := range results {
+		if r.Error == nil {
+			applied = append(applied, r.Source.Version)
+		}
+	}
+	if err != nil {
+		var partial *goose.PartialError
+		if errors.As(err, &partial) && partial.Failed != nil {
+			return applied, fmt.Errorf("migration %d: %w", partial.Failed.Source.Version, partial.Err)
+		}
+		return applied, err
+	}
+	return applied, nil
+}
+
+// Models lists every model with a table, for schema checks.
+func Models() []any {
+	return []any{&User{}, &Token{}, &Image{}, &Venue{}, &Organizer{}, &Category{}, &Tag{}, &Event{},
+		&EventVenue{}, &EventOrganizer{}, &EventCategory{}, &EventTag{}}
+}

@@ -1,0 +1,216 @@
+package tests
+
+import (
+	"context"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"calendar/models"
+)
+
+func TestNamespaceIndexListsItsRoutes(t *testing.T) {
+	app := NewApp(t)
+	for _, path := range []string{"/", ""} {
+		body := app.Get(path).ExpectStatus(t, http.StatusOK).JSON(t)
+		if body["namespace"] != "calendar/events/v1" {
+			t.Fatalf("namespace = %v", body["namespace"])
+		}
+		routes, _ := body["routes"].(map[string]any)
+		root, _ := routes["/calendar/events/v1"].(map[string]any)
+		if root == nil {
+			t.Fatalf("the index does not list its own route: %v", routes)
+		}
+		endpoints := root["endpoints"].([]any)
+		args := endpoints[0].(map[string]any)["args"].(map[string]any)
+		if ctx := args["context"].(map[string]any); ctx["default"] != "view" || ctx["required"] != false {
+			t.Fatalf("context argument = %v", ctx)
+		}
+	}
+}
+
+func TestNamespaceIndexRejectsAnUnknownNamespace(t *testing.T) {
+	app := NewApp(t)
+	app.Get("/?namespace=tribe/events/v1").ExpectError(t, http.StatusNotFound, "rest_invalid_namespace")
+}
+
+func TestUnknownRoutesAndMethodsAnswerNoRoute(t *testing.T) {
+	app := NewApp(t)
+	for _, r := range []Request{
+		{Path: "/nope"},
+		{Path: "/events/abc/def"},
+		{Method: http.MethodDelete, Path: "/"},
+		{Method: http.MethodPut, Path: "/"},
+		{Path: "//not-the-api"},
+	} {
+		t.Run(r.Method+" "+r.Path, func(t *testing.T) {
+			app.Do(r).ExpectError(t, http.StatusNotFound, "rest_no_route")
+		})
+	}
+}
+
+func TestThePlainRestRouteParameterReachesTheNamespace(t *testing.T) {
+	app := NewApp(t)
+	body := app.Get("//?rest_route=/calendar/events/v1/").ExpectStatus(t, http.StatusOK).JSON(t)
+	if body["namespace"] != "calendar/events/v1" {
+		t.Fatalf("namespace = %v", body["namespace"])
+	}
+}
+
+func TestProbesAnswerAtTheServerRoot(t *testing.T) {
+	app := NewApp(t, WithEnv("CALENDAR_PREFIX", "/wp-json"))
+	app.Get("//healthz").ExpectStatus(t, http.StatusOK)
+	app.Get("//readyz").ExpectStatus(t, http.StatusOK)
+	metrics := app.Get("//metrics").ExpectStatus(t, http.StatusOK)
+	for _, want := range []string{"calendar_http_requests_total", `go_sql_max_open_connections{db_name="calendar"}`} {
+		if !strings.Contains(string(metrics.Body), want) {
+			t.Fatalf("/metrics lacks %s", want)
+		}
+	}
+	app.Get("/").ExpectStatus(t, http.StatusOK)
+	if app.Config.APIRoot() != "/wp-json/calendar/events/v1" {
+		t.Fatalf("API root = %s", app.Config.APIRoot())
+	}
+}
+
+func TestMetricsCountRequestsByRoutePattern(t *testing.T) {
+	app := NewApp(t)
+	app.Get("/")
+	app.Get("/nope")
+	metrics := string(app.Get("//metrics").Body)
+	for _, want := range []string{
+		`calendar_http_requests_total{method="GET",route="/calendar/events/v1",status="200"} 1`,
+		`calendar_http_requests_total{method="GET",route="unmatched",status="404"} 1`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Fatalf("/metrics lacks %s", want)
+		}
+	}
+}
+
+func TestReadinessFailsWhenTheDatabaseIsGone(t *testing.T) {
+	app := NewApp(t)
+	app.Get("//readyz").ExpectStatus(t, http.StatusOK)
+	if err := app.Store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res := app.Get("//readyz")
+	res.ExpectError(t, http.StatusServiceUnavailable, "rest_database_unavailable")
+	if res.Header.Get("Retry-After") == "" {
+		t.Fatal("503 without Retry-After")
+	}
+	app.Get("//healthz").ExpectStatus(t, http.StatusOK)
+}
+
+func TestBodiesOverOneMebibyteAreRefused(t *testing.T) {
+	app := NewApp(t)
+	big := `{"title":"` + strings.Repeat("x", 1<<20) + `"}`
+	app.Do(Request{Method: http.MethodPost, Path: "/", Body: big}).
+		ExpectError(t, http.StatusRequestEntityTooLarge, "rest_request_too_large")
+	// Without a Content-Length (chunked), the limit still holds.
+	req := Request{Method: http.MethodPost, Path: "/", Body: io.MultiReader(strings.NewReader(big))}
+	app.Do(req).ExpectError(t, http.StatusRequestEntityTooLarge, "rest_request_too_large")
+}
+
+func TestEveryAnswerCarriesARequestIDAndNosniff(t *testing.T) {
+	app := NewApp(t)
+	res := app.Get("/")
+	if len(res.Header.Get("X-Request-ID")) < 16 {
+		t.Fatalf("generated request ID %q", res.Header.Get("X-Request-ID"))
+	}
+	if res.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Fatal("no X-Content-Type-Options: nosniff")
+	}
+	mine := app.Do(Request{Path: "/", Header: http.Header{"X-Request-Id": {"abc-123"}}})
+	if mine.Header.Get("X-Request-ID") != "abc-123" {
+		t.Fatalf("the caller's request ID was not kept: %q", mine.Header.Get("X-Request-ID"))
+	}
+	odd := app.Do(Request{Path: "/", Header: http.Header{"X-Request-Id": {"<script>"}}})
+	if odd.Header.Get("X-Request-ID") == "<script>" {
+		t.Fatal("an unsafe request ID was echoed")
+	}
+	if exposed := res.Header.Get("Access-Control-Expose-Headers"); !strings.Contains(exposed, "X-TEC-Total") ||
+		!strings.Contains(exposed, "X-TEC-TotalPages") || !strings.Contains(exposed, "Link") {
+		t.Fatalf("Access-Control-Expose-Headers = %q", exposed)
+	}
+}
+
+func TestCORSAllowsOnlyConfiguredOrigins(t *testing.T) {
+	app := NewApp(t, WithEnv("CALENDAR_CORS_ORIGINS", "https://allowed.example"))
+	allowed := app.Do(Request{Path: "/", Header: http.Header{"Origin": {"https://allowed.example"}}})
+	if allowed.Header.Get("Access-Control-Allow-Origin") != "https://allowed.example" {
+		t.Fatalf("allowed origin not answered: %v", allowed.Header)
+	}
+	other := app.Do(Request{Path: "/", Header: http.Header{"Origin": {"https://evil.example"}}})
+	if other.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Fatal("an unlisted origin was allowed")
+	}
+	preflight := app.Do(Request{Method: http.MethodOptions, Path: "/events", Header: http.Header{
+		"Origin": {"https://allowed.example"}, "Access-Control-Request-Method": {"POST"},
+		"Access-Control-Request-Headers": {"Authorization, Content-Type"}}})
+	if preflight.Status/100 != 2 || !strings.Contains(preflight.Header.Get("Access-Control-Allow-Headers"), "Authorization") {
+		t.Fatalf("preflight: %d %v", preflight.Status, preflight.Header)
+	}
+}
+
+func TestCredentials(t *testing.T) {
+	app := NewApp(t)
+	login, token := app.User(models.RoleEditor)
+	basic := func(user, secret string) http.Header {
+		return http.Header{"Authorization": {"Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+secret))}}
+	}
+	cases := []struct {
+		name   string
+		header http.Header
+		status int
+	}{
+		{"no header is anonymous", nil, http.StatusOK},
+		{"a bearer token authenticates", http.Header{"Authorization": {"Bearer " + token}}, http.StatusOK},
+		{"basic login:token authenticates", basic(login, token), http.StatusOK},
+		{"basic with the token in spaced groups authenticates", basic(login, token[:10]+" "+token[10:]), http.StatusOK},
+		{"a made-up bearer token is refused", http.Header{"Authorization": {"Bearer not-a-token"}}, http.StatusUnauthorized},
+		{"a token with another login is refused", basic("someone-else", token), http.StatusUnauthorized},
+		{"basic without a colon is refused", http.Header{"Authorization": {"Basic " + base64.StdEncoding.EncodeToString([]byte(token))}}, http.StatusUnauthorized},
+		{"basic that is not base64 is refused", http.Header{"Authorization": {"Basic %%%"}}, http.StatusUnauthorized},
+		{"an unknown scheme is refused", http.Header{"Authorization": {"Digest " + token}}, http.StatusUnauthorized},
+		{"an empty bearer is refused", http.Header{"Authorization": {"Bearer "}}, http.StatusUnauthorized},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := app.Do(Request{Path: "/", Header: c.header})
+			if c.status == http.StatusOK {
+				res.ExpectStatus(t, http.StatusOK)
+				return
+			}
+			res.ExpectError(t, http.StatusUnauthorized, "rest_invalid_credentials")
+			if res.Header.Get("WWW-Authenticate") == "" {
+				t.Fatal("401 without WWW-Authenticate")
+			}
+		})
+	}
+
+	t.Run("a revoked token is refused", func(t *testing.T) {
+		if _, err := app.Store.RevokeTokens(context.Background(), login); err != nil {
+			t.Fatal(err)
+		}
+		app.Do(Request{Path: "/", Token: token}).ExpectError(t, http.StatusUnauthorized, "rest_invalid_credentials")
+		app.Do(Request{Path: "/", Header: basic(login, token)}).ExpectError(t, http.StatusUnauthorized, "rest_invalid_credentials")
+	})
+}
+
+func TestTokensAreStoredOnlyAsHashes(t *testing.T) {
+	app := NewApp(t)
+	_, token := app.User(models.RoleAuthor)
+	var stored []string
+	if err := app.Store.DB().Model(&models.Token{}).Pluck("hash", &stored).Error; err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != 1 || stored[0] == token || stored[0] != models.HashToken(token) {
+		t.Fatalf("stored %v for token %s", stored, token)
+	}
+	if len(token) < 43 {
+		t.Fatalf("token %q is shorter than 256 bits of base64", token)
+	}
+}
