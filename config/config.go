@@ -66,7 +66,7 @@ func (c Config) APIRoot() string { return c.Prefix + "/" + Namespace }
 // setting describes one configuration value: its variable, its flag and how it is parsed into Config.
 type setting struct {
 	env, flag, def, usage string
-	apply             func(c *Config, v string) error
+	apply                 func(c *Config, v string) error
 }
 
 var settings = []setting{
