@@ -310,32 +310,9 @@ func Bind(c *gin.Context, in any, required []string) error {
 	if err != nil {
 		return err
 	}
-	v := reflect.ValueOf(in).Elem()
-	t := v.Type()
 	invalid := map[string]string{}
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		name := sf.Tag.Get("param")
-		if name == "" {
-			continue
-		}
-		f := v.Field(i).Addr().Interface().(field)
-		if sf.Tag.Get("in") == "path" {
-			if err := f.decodeRaw(c.Param(name)); err != nil {
-				return models.NoRoute()
-			}
-			continue
-		}
-		raw, ok := p.Lookup(name)
-		switch {
-		case !ok:
-		case raw == nil:
-			f.markNull()
-		default:
-			if err := f.decodeRaw(raw); err != nil {
-				invalid[name] = err.Error()
-			}
-		}
+	if err := bindFields(c, p, reflect.ValueOf(in).Elem(), invalid); err != nil {
+		return err
 	}
 	var missing []string
 	for _, name := range required {
@@ -357,6 +334,42 @@ func Bind(c *gin.Context, in any, required []string) error {
 	return nil
 }
 
+// bindFields fills the tagged fields of v, descending into embedded structs (shared parameter groups such as
+// Paging), and collects invalid parameters.
+func bindFields(c *gin.Context, p *Params, v reflect.Value, invalid map[string]string) error {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name := sf.Tag.Get("param")
+		if name == "" {
+			if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+				if err := bindFields(c, p, v.Field(i), invalid); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		f := v.Field(i).Addr().Interface().(field)
+		if sf.Tag.Get("in") == "path" {
+			if err := f.decodeRaw(c.Param(name)); err != nil {
+				return models.NoRoute()
+			}
+			continue
+		}
+		raw, ok := p.Lookup(name)
+		switch {
+		case !ok:
+		case raw == nil:
+			f.markNull()
+		default:
+			if err := f.decodeRaw(raw); err != nil {
+				invalid[name] = err.Error()
+			}
+		}
+	}
+	return nil
+}
+
 // Describe lists the parameters a request struct declares, for the namespace index and the OpenAPI document.
 func Describe(t reflect.Type, required []string) []Arg {
 	if t == nil {
@@ -366,11 +379,18 @@ func Describe(t reflect.Type, required []string) []Arg {
 	for _, r := range required {
 		isRequired[r] = true
 	}
+	return describeFields(t, isRequired)
+}
+
+func describeFields(t reflect.Type, isRequired map[string]bool) []Arg {
 	var args []Arg
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		name := sf.Tag.Get("param")
 		if name == "" {
+			if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+				args = append(args, describeFields(sf.Type, isRequired)...)
+			}
 			continue
 		}
 		f := reflect.New(sf.Type).Interface().(field)

@@ -1,0 +1,63 @@
+package controllers
+
+import (
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"calendar/models"
+)
+
+// dateLayout is how every date of the API is written ("Y-m-d H:i:s", reference §7.7).
+const dateLayout = "2006-01-02 15:04:05"
+
+// FormatDate writes instant t as the wall clock of loc.
+func FormatDate(t time.Time, loc *time.Location) string { return t.In(loc).Format(dateLayout) }
+
+// DateDetails is the *_date_details object: every part a zero-padded string (reference §1.1).
+type DateDetails struct {
+	Year    string `json:"year"`
+	Month   string `json:"month"`
+	Day     string `json:"day"`
+	Hour    string `json:"hour"`
+	Minutes string `json:"minutes"`
+	Seconds string `json:"seconds"`
+}
+
+// NewDateDetails splits instant t, read on the wall clock of loc.
+func NewDateDetails(t time.Time, loc *time.Location) DateDetails {
+	s := FormatDate(t, loc)
+	return DateDetails{Year: s[0:4], Month: s[5:7], Day: s[8:10], Hour: s[11:13], Minutes: s[14:16], Seconds: s[17:19]}
+}
+
+// AuthorString is the author as the API shows it: the user ID as a string (reference §1.1).
+func AuthorString(id uint64) string { return strconv.FormatUint(id, 10) }
+
+// GlobalID is "<host><path>?id=<id>": the site's host without scheme or port, as the reference builds it.
+func (s Site) GlobalID(id uint64) string {
+	host := s.Host
+	path := ""
+	if i := strings.IndexByte(host, '/'); i >= 0 {
+		host, path = host[:i], host[i:]
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return host + path + "?id=" + strconv.FormatUint(id, 10)
+}
+
+// Image is the featured-image object of reference §1.5, for images the service knows by URL (no size data).
+type Image struct {
+	URL       string `json:"url"`
+	ID        uint64 `json:"id"`
+	Extension string `json:"extension,omitempty"`
+}
+
+// ImageShape is the "image" member: the image object, or false when there is none (reference §1.5).
+func ImageShape(img *models.Image) any {
+	if img == nil {
+		return false
+	}
+	return Image{URL: img.URL, ID: img.ID, Extension: img.Extension}
+}
