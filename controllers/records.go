@@ -61,3 +61,11 @@ func ImageShape(img *models.Image) any {
 	}
 	return Image{URL: img.URL, ID: img.ID, Extension: img.Extension}
 }
+
+// Viewer is who looks at a record: the authenticated user (nil for anonymous) and the password the request gave.
+// Redaction of password-protected records depends on it (reference §1.6, API.md §6): callers who can edit a record
+// never need its password.
+type Viewer struct {
+	User     *models.User
+	Password string
+}

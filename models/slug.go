@@ -1,0 +1,62 @@
+package models
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+
+	"github.com/gosimple/slug"
+)
+
+// maxSlugLen leaves room for a "-NNN" suffix within the 200-character column.
+const maxSlugLen = 190
+
+// Slugify turns a title or name (or a slug the user sent) into a slug: lower-case ASCII letters, digits and
+// hyphens. Text with nothing to keep (emoji only, punctuation only) gives fallback.
+func Slugify(text, fallback string) string {
+	s := slug.Make(text)
+	if len(s) > maxSlugLen {
+		s = strings.TrimRight(s[:maxSlugLen], "-")
+	}
+	if s == "" {
+		return fallback
+	}
+	return s
+}
+
+// UniqueSlug returns base, or base-2, base-3, … (reference §9.8), whichever no other row of table (except the row
+// exceptID) uses. Call it inside the transaction that writes the row: on PostgreSQL it first takes a
+// transaction-scoped advisory lock on (table, base), so concurrent writers of the same base queue instead of
+// colliding; SQLite already serialises write transactions.
+func (s *Store) UniqueSlug(table, base string, exceptID uint64) (string, error) {
+	if s.dialect == Postgres {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(table + "\x00" + base))
+		if err := s.db.Exec("SELECT pg_advisory_xact_lock(?)", int64(h.Sum64())).Error; err != nil {
+			return "", err
+		}
+	}
+	var taken []string
+	err := s.db.Table(table).Where("(slug = ? OR slug LIKE ?) AND id <> ?", base, base+"-%", exceptID).
+		Pluck("slug", &taken).Error
+	if err != nil {
+		return "", err
+	}
+	used := make(map[string]bool, len(taken))
+	for _, t := range taken {
+		used[t] = true
+	}
+	if !used[base] {
+		return base, nil
+	}
+	for n := 2; ; n++ {
+		candidate := base + "-" + strconv.Itoa(n)
+		if !used[candidate] {
+			return candidate, nil
+		}
+		if n > len(taken)+1 {
+			return "", fmt.Errorf("no free slug for %q", base)
+		}
+	}
+}
