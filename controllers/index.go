@@ -46,11 +46,7 @@ func (ic *IndexController) describeRoute(site Site, r Route) orderedMap {
 	endpoints := make([]gin.H, 0, len(r.Endpoints))
 	for _, e := range r.Endpoints {
 		methods = append(methods, e.Methods...)
-		args := orderedMap{}
-		for _, a := range e.Args() {
-			args = append(args, orderedEntry{Key: a.Name, Value: indexArg(a)})
-		}
-		endpoints = append(endpoints, gin.H{"methods": e.Methods, "args": args})
+		endpoints = append(endpoints, gin.H{"methods": e.Methods, "args": indexArgs(e.Args())})
 	}
 	out := orderedMap{
 		{"namespace", config.Namespace},
@@ -59,6 +55,19 @@ func (ic *IndexController) describeRoute(site Site, r Route) orderedMap {
 	}
 	if !strings.Contains(r.Path, ":") {
 		out = append(out, orderedEntry{"_links", gin.H{"self": []gin.H{{"href": site.Root + strings.TrimSuffix(r.Path, "/")}}}})
+	}
+	return out
+}
+
+// indexArgs maps parameter names to their schemas; an endpoint without parameters has "args": [], as WordPress
+// writes an empty PHP array (capture 01_GET_root).
+func indexArgs(args []Arg) any {
+	if len(args) == 0 {
+		return []any{}
+	}
+	out := make(orderedMap, 0, len(args))
+	for _, a := range args {
+		out = append(out, orderedEntry{Key: a.Name, Value: indexArg(a)})
 	}
 	return out
 }
