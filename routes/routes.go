@@ -17,6 +17,7 @@ import (
 // The router, the namespace index and the OpenAPI document are all built from it.
 func Table(app *controllers.App) []controllers.Route {
 	index := &controllers.IndexController{App: app}
+	doc := &controllers.DocController{App: app}
 	table := []controllers.Route{
 		{Path: "/", Endpoints: []controllers.Endpoint{
 			controllers.Get(index.Index).
@@ -24,8 +25,16 @@ func Table(app *controllers.App) []controllers.Route {
 				Respond(http.StatusOK, "NamespaceIndex", "The namespace index").
 				Respond(http.StatusNotFound, "Error", "Unknown namespace (rest_invalid_namespace)"),
 		}},
+		{Path: "/doc", Endpoints: []controllers.Endpoint{
+			controllers.Get(doc.Doc).
+				Doc("OpenAPI document", "This document: every route, parameter, request body, response and error "+
+					"of the namespace, generated from the route table that serves requests. A page rendering it "+
+					"for people is at /docs on the server root.").
+				Respond(http.StatusOK, "OpenAPIDocument", "The OpenAPI 3 document of the interface"),
+		}},
 	}
 	index.Routes = table
+	doc.Routes = table
 	return table
 }
 
@@ -51,6 +60,9 @@ func New(app *controllers.App) http.Handler {
 	r.GET("/healthz", health.Live)
 	r.GET("/readyz", health.Ready)
 	r.GET("/metrics", gin.WrapH(metrics.Handler()))
+	docs := controllers.NewDocsUIController(app)
+	r.GET(controllers.DocsPath, docs.Page)
+	r.GET(controllers.DocsPath+"/:file", docs.Asset)
 
 	api := r.Group(app.Config.APIRoot())
 	for _, route := range Table(app) {
@@ -67,17 +79,28 @@ func New(app *controllers.App) http.Handler {
 	return compat{engine: r, root: app.Config.APIRoot()}
 }
 
-// compat adapts requests the way WordPress's REST server reads them before routing: a trailing slash is ignored
-// (list links end in "/events/"), "?rest_route=/calendar/events/v1/…" on the site root addresses a route, and
-// X-HTTP-Method-Override lets clients behind restrictive proxies send PUT, PATCH and DELETE as POST.
+// compat adapts requests as Canonicalize says before routing.
 type compat struct {
-	engine http.Handler
+	engine *gin.Engine
 	root   string
 }
 
 func (h compat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	Canonicalize(r, h.root)
+	h.engine.ServeHTTP(w, r)
+}
+
+// Routes lists the method and path of every route the router serves (for the tests that hold the namespace index
+// and /doc to it).
+func (h compat) Routes() gin.RoutesInfo { return h.engine.Routes() }
+
+// Canonicalize rewrites r the way WordPress's REST server reads requests before routing: a trailing slash is
+// ignored (list links end in "/events/"), "?rest_route=/calendar/events/v1/…" on the site root addresses a route,
+// and X-HTTP-Method-Override lets clients behind restrictive proxies send PUT, PATCH and DELETE as POST. root is
+// the API root path.
+func Canonicalize(r *http.Request, root string) {
 	if route := r.URL.Query().Get("rest_route"); route != "" && (r.URL.Path == "/" || r.URL.Path == "") {
-		r.URL.Path = strings.TrimSuffix(h.root, "/"+config.Namespace) + route
+		r.URL.Path = strings.TrimSuffix(root, "/"+config.Namespace) + route
 		r.URL.RawPath = ""
 	}
 	if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
@@ -93,5 +116,4 @@ func (h compat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.Method = m
 		}
 	}
-	h.engine.ServeHTTP(w, r)
 }

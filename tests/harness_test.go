@@ -6,12 +6,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -22,6 +24,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"calendar/config"
@@ -41,6 +47,10 @@ type App struct {
 	Config  config.Config
 	Table   []controllers.Route
 	users   atomic.Int64
+
+	contractOnce sync.Once
+	contract     *Contract
+	contractErr  error
 }
 
 // Option adjusts the configuration of an App before it starts.
@@ -224,7 +234,12 @@ func (a *App) Do(r Request) *Response {
 	}
 	rec := httptest.NewRecorder()
 	a.Handler.ServeHTTP(rec, req)
-	return &Response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+	res := &Response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+	if err := a.CheckResponse(req, res); err != nil {
+		a.t.Errorf("%s %s answered %d, which /doc does not allow: %v\nbody: %s", method, path, res.Status, err,
+			truncate(res.Body, 2000))
+	}
+	return res
 }
 
 // Get sends an anonymous GET (or an authenticated one when a token is given).
@@ -272,4 +287,127 @@ func (r *Response) ExpectError(t *testing.T, status int, code string) map[string
 		t.Fatalf("error body data.status is not %d: %s", status, r.Body)
 	}
 	return body
+}
+
+// Contract is the OpenAPI document an app serves at /doc, loaded and validated with kin-openapi, with a router over
+// its paths. Every answer the suite receives through Do is checked against it (ENGINEERING.md), so a response that
+// drifts from the document fails the test that saw it.
+type Contract struct {
+	Doc         *openapi3.T
+	router      routers.Router
+	errorSchema *openapi3.Schema
+}
+
+// contracts caches loaded documents by their text: apps with the same configuration serve the same document.
+var contracts sync.Map
+
+// Contract loads (once per app, once per distinct document) the document the app serves.
+func (a *App) Contract() (*Contract, error) {
+	a.contractOnce.Do(func() { a.contract, a.contractErr = loadContract(a.Handler, a.Config.APIRoot()) })
+	return a.contract, a.contractErr
+}
+
+func loadContract(h http.Handler, root string) (*Contract, error) {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, root+"/doc", nil))
+	if rec.Code != http.StatusOK {
+		return nil, fmt.Errorf("GET /doc answered %d: %s", rec.Code, truncate(rec.Body.Bytes(), 500))
+	}
+	sum := sha256.Sum256(rec.Body.Bytes())
+	if c, ok := contracts.Load(sum); ok {
+		return c.(*Contract), nil
+	}
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(rec.Body.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("loading /doc: %w", err)
+	}
+	if err := doc.Validate(loader.Context); err != nil {
+		return nil, fmt.Errorf("/doc is not a valid OpenAPI document: %w", err)
+	}
+	if len(doc.Servers) == 0 {
+		return nil, fmt.Errorf("/doc has no servers")
+	}
+	server, err := url.Parse(doc.Servers[0].URL)
+	if err != nil {
+		return nil, fmt.Errorf("servers[0].url: %w", err)
+	}
+	// servers[0] names the host one request used; route by path alone so any Host or base URL matches.
+	routing := *doc
+	routing.Servers = openapi3.Servers{{URL: server.Path}}
+	router, err := gorillamux.NewRouter(&routing)
+	if err != nil {
+		return nil, fmt.Errorf("routing /doc: %w", err)
+	}
+	errorSchema := doc.Components.Schemas["Error"]
+	if errorSchema == nil {
+		return nil, fmt.Errorf("/doc has no Error schema")
+	}
+	c, _ := contracts.LoadOrStore(sum, &Contract{Doc: doc, router: router, errorSchema: errorSchema.Value})
+	return c.(*Contract), nil
+}
+
+// CheckResponse validates res, the answer to req, against the app's document: the schema and required headers of
+// the route's operation for that status (its default, the Error schema, for errors it does not list). An answer to
+// a path or method the document lacks must be an error body. Answers outside the namespace (/healthz, /metrics,
+// /docs…) and to OPTIONS (CORS preflight) or HEAD are not checked.
+func (a *App) CheckResponse(req *http.Request, res *Response) error {
+	root := a.Config.APIRoot()
+	r := req.Clone(context.Background())
+	r.Body = http.NoBody
+	routes.Canonicalize(r, root)
+	if r.Method == http.MethodOptions || r.Method == http.MethodHead ||
+		(r.URL.Path != root && !strings.HasPrefix(r.URL.Path, root+"/")) {
+		return nil
+	}
+	c, err := a.Contract()
+	if err != nil {
+		return err
+	}
+	if r.URL.Path == root {
+		r.URL.Path = root + "/" // the namespace index is the document's path "/"
+	}
+	route, params, err := c.router.FindRoute(r)
+	if err != nil {
+		if res.Status < 400 {
+			return fmt.Errorf("the document has no %s %s (%v), yet the service answered it", r.Method, r.URL.Path, err)
+		}
+		return c.checkError(res)
+	}
+	options := &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true}
+	options.WithCustomSchemaErrorFunc(schemaErrorText)
+	input := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: route},
+		Status:                 res.Status,
+		Header:                 res.Header,
+		Options:                options,
+	}
+	input.SetBodyBytes(res.Body)
+	return openapi3filter.ValidateResponse(context.Background(), input)
+}
+
+// checkError validates an answer that no operation of the document covers: it must be the API's error body.
+func (c *Contract) checkError(res *Response) error {
+	if mediaType, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mediaType != "application/json" {
+		return fmt.Errorf("an error answered with Content-Type %q, not JSON", res.Header.Get("Content-Type"))
+	}
+	var body any
+	if err := json.Unmarshal(res.Body, &body); err != nil {
+		return fmt.Errorf("an error body that is not JSON: %w", err)
+	}
+	return c.errorSchema.VisitJSON(body, openapi3.MultiErrors(),
+		openapi3.SetSchemaErrorMessageCustomizer(schemaErrorText))
+}
+
+// schemaErrorText is a schema violation as a JSON pointer and a reason (kin-openapi's default message also dumps
+// the whole schema and value, which buries the point).
+func schemaErrorText(err *openapi3.SchemaError) string {
+	return "/" + strings.Join(err.JSONPointer(), "/") + ": " + err.Reason
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "…"
 }

@@ -1,0 +1,443 @@
+package controllers
+
+import (
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// The component schemas of the OpenAPI document: the response shapes of reference §1–§2 and §4 as API.md amends
+// them. Endpoints name them in Respond; the test suite validates every response against them, so they are strict:
+// records and envelopes forbid undocumented members (additionalProperties: false), and every member the reference
+// always emits is required. Where the reference omits empty members (venues and organizers, §1.2–§1.3) almost
+// nothing is required, and where password-protected records are redacted (§1.6) booleans are nullable and linked
+// records may be empty arrays.
+
+// Patterns shared by several schemas.
+const (
+	schemaDatePattern     = `^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`
+	schemaAuthorPattern   = `^\d+$`
+	schemaGlobalIDPattern = `\?id=\d+$`
+)
+
+// schemaStatuses are the statuses a record can have (reference §6.1).
+var schemaStatuses = []any{"publish", "future", "draft", "pending", "private", "trash"}
+
+// schemaRef points at a component schema.
+func schemaRef(name string) *openapi3.SchemaRef {
+	return openapi3.NewSchemaRef("#/components/schemas/"+name, nil)
+}
+
+// schemaMember is one member of an object schema.
+type schemaMember struct {
+	name   string
+	schema *openapi3.SchemaRef
+}
+
+// closedObject builds a closed object schema: the members in props, those in required mandatory, nothing else.
+func closedObject(description string, required []string, props ...schemaMember) *openapi3.Schema {
+	s := openapi3.NewObjectSchema().WithoutAdditionalProperties()
+	s.Description = description
+	for _, m := range props {
+		s.Properties[m.name] = m.schema
+	}
+	if len(required) > 0 {
+		s.Required = required
+	}
+	return s
+}
+
+// member names a member with an inline schema and a description.
+func member(name, description string, s *openapi3.Schema) schemaMember {
+	if description != "" {
+		s.Description = description
+	}
+	return schemaMember{name, s.NewRef()}
+}
+
+// memberRef names a member that is a component schema.
+func memberRef(name, component string) schemaMember { return schemaMember{name, schemaRef(component)} }
+
+func stringSchema() *openapi3.Schema  { return openapi3.NewStringSchema() }
+func integerSchema() *openapi3.Schema { return openapi3.NewIntegerSchema() }
+func numberSchema() *openapi3.Schema  { return openapi3.NewFloat64Schema() }
+func booleanSchema() *openapi3.Schema {
+	return openapi3.NewBoolSchema()
+}
+
+// nullableBooleanSchema is a flag that a password-protected record shows as null (reference §1.6).
+func nullableBooleanSchema() *openapi3.Schema { return openapi3.NewBoolSchema().WithNullable() }
+
+// dateSchema is a "Y-m-d H:i:s" string.
+func dateSchema() *openapi3.Schema { return stringSchema().WithPattern(schemaDatePattern) }
+
+// emptyArraySchema is the PHP empty array the reference emits where a value is absent or redacted.
+func emptyArraySchema() *openapi3.Schema {
+	return openapi3.NewArraySchema().WithItems(openapi3.NewSchema()).WithMaxItems(0)
+}
+
+// openObject lets an object schema carry members beyond those it lists.
+func openObject(s *openapi3.Schema) *openapi3.Schema {
+	s.AdditionalProperties = openapi3.AdditionalProperties{}
+	return s
+}
+
+// mapSchema is an object whose members, whatever their names, all have the schema values.
+func mapSchema(values *openapi3.SchemaRef) *openapi3.Schema {
+	s := openapi3.NewObjectSchema()
+	s.AdditionalProperties = openapi3.AdditionalProperties{Schema: values}
+	return s
+}
+
+func arraySchema(items *openapi3.SchemaRef) *openapi3.Schema {
+	s := openapi3.NewArraySchema()
+	s.Items = items
+	return s
+}
+
+func oneOfSchema(description string, refs ...*openapi3.SchemaRef) *openapi3.Schema {
+	s := &openapi3.Schema{OneOf: refs, Description: description}
+	return s
+}
+
+// componentSchemas returns every named schema of the document.
+func componentSchemas() openapi3.Schemas {
+	schemas := openapi3.Schemas{}
+	add := func(name string, s *openapi3.Schema) { schemas[name] = s.NewRef() }
+
+	add("DateDetails", closedObject("A date split into its parts, each a zero-padded string (reference §1.1).",
+		[]string{"year", "month", "day", "hour", "minutes", "seconds"},
+		member("year", "", stringSchema().WithPattern(`^\d{4}$`)),
+		member("month", "", stringSchema().WithPattern(`^\d{2}$`)),
+		member("day", "", stringSchema().WithPattern(`^\d{2}$`)),
+		member("hour", "", stringSchema().WithPattern(`^\d{2}$`)),
+		member("minutes", "", stringSchema().WithPattern(`^\d{2}$`)),
+		member("seconds", "", stringSchema().WithPattern(`^\d{2}$`)),
+	))
+	add("CostDetails", closedObject("The parsed cost: the symbol and its position as used, and the numeric values as "+
+		"strings sorted numerically ([] when there is no cost). A password-protected event shows empty strings "+
+		"and [].",
+		[]string{"currency_symbol", "currency_code", "currency_position", "values"},
+		member("currency_symbol", "", stringSchema()),
+		member("currency_code", "", stringSchema()),
+		member("currency_position", "", stringSchema().WithEnum("prefix", "postfix", "")),
+		member("values", "", arraySchema(stringSchema().WithPattern(`^-?\d+(\.\d+)?$`).NewRef())),
+	))
+	add("ImageSize", closedObject("One resized copy of an image.", []string{"url"},
+		member("width", "", integerSchema()),
+		member("height", "", integerSchema()),
+		member("mime-type", "", stringSchema()),
+		member("filesize", "", integerSchema()),
+		member("url", "", stringSchema().WithFormat("uri")),
+	))
+	add("ImageObject", closedObject("A featured image (reference §1.5). Images known only by URL carry no sizes.",
+		[]string{"url", "id"},
+		member("url", "The full-size URL.", stringSchema().WithFormat("uri")),
+		member("id", "The image ID, usable as the image parameter of writes.", integerSchema()),
+		member("extension", "", stringSchema()),
+		member("width", "", integerSchema()),
+		member("height", "", integerSchema()),
+		member("filesize", "", integerSchema()),
+		member("original_image", "", stringSchema()),
+		member("sizes", "Resized copies by size name.", mapSchema(schemaRef("ImageSize"))),
+	))
+	add("Image", oneOfSchema("The featured image, or false when there is none (or the record is password-protected).",
+		schemaRef("ImageObject"),
+		openapi3.NewBoolSchema().WithEnum(false).NewRef(),
+	))
+	add("TermURLs", closedObject("API links of a term.", []string{"self", "collection"},
+		member("self", "The term's own URL.", stringSchema().WithFormat("uri")),
+		member("collection", "The list the term belongs to.", stringSchema().WithFormat("uri")),
+		member("up", "The parent category (only for child categories).", stringSchema().WithFormat("uri")),
+	))
+	add("EmbeddedTerm", closedObject("A category or tag as embedded in an event: the term object of reference §1.4, "+
+		"which differs from the standalone term (no url, no meta; term_group, term_taxonomy_id and filter).",
+		[]string{"name", "slug", "term_group", "term_taxonomy_id", "taxonomy", "description", "parent", "count",
+			"filter", "id", "urls"},
+		member("name", "", stringSchema()),
+		member("slug", "", stringSchema()),
+		member("term_group", "", integerSchema()),
+		member("term_taxonomy_id", "", integerSchema()),
+		member("taxonomy", "", stringSchema().WithEnum("tribe_events_cat", "post_tag")),
+		member("description", "", stringSchema()),
+		member("parent", "The parent category's ID; 0 for top-level categories and for tags.", integerSchema().WithMin(0)),
+		member("count", "How many published events carry the term.", integerSchema().WithMin(0)),
+		member("filter", "", stringSchema().WithEnum("raw")),
+		member("id", "", integerSchema()),
+		memberRef("urls", "TermURLs"),
+	))
+	add("JSONLD", &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Required: []string{"@type"},
+		Description: "schema.org data of the record (reference §11.3), on single reads only.",
+		Properties: openapi3.Schemas{
+			"@context": stringSchema().NewRef(),
+			"@type":    stringSchema().NewRef(),
+		}})
+	add("Venue", venueSchema())
+	add("Organizer", organizerSchema())
+	add("Event", eventSchema())
+	add("Category", termSchema("An event category (the standalone term shape of reference §1.4).",
+		"tribe_events_cat", true))
+	add("Tag", termSchema("An event tag (the standalone term shape of reference §1.4); tags have no parent.",
+		"post_tag", false))
+
+	add("EventList", listSchema("events", "Event", true))
+	add("VenueList", listSchema("venues", "Venue", true))
+	add("OrganizerList", listSchema("organizers", "Organizer", true))
+	add("CategoryList", listSchema("categories", "Category", false))
+	add("TagList", listSchema("tags", "Tag", false))
+
+	add("Error", errorSchema())
+	add("NamespaceIndex", namespaceIndexSchema(schemas))
+	// The document follows the OpenAPI specification; this checks the members the reference's tests check (§3.2).
+	add("OpenAPIDocument", openObject(closedObject("This document (OpenAPI 3.0).",
+		[]string{"openapi", "info", "servers", "components", "paths"},
+		member("openapi", "", stringSchema().WithPattern(`^3\.0\.\d+$`)),
+		member("info", "", openObject(closedObject("", []string{"version", "title", "description"},
+			member("version", "", stringSchema()), member("title", "", stringSchema()), member("description", "", stringSchema())))),
+		member("servers", "The first is the API root, with a trailing slash.",
+			arraySchema(openObject(closedObject("", []string{"url"}, member("url", "", stringSchema().WithPattern(`/$`)))).NewRef()).
+				WithMinItems(1)),
+		member("components", "", openapi3.NewObjectSchema()),
+		member("paths", "", openapi3.NewObjectSchema()),
+	)))
+	return schemas
+}
+
+// recordHeaderMembers is what events, venues and organizers share: identity, authorship, status and dates.
+func recordHeaderMembers(kind string) []schemaMember {
+	return []schemaMember{
+		member("id", "The "+kind+" ID.", integerSchema().WithMin(1)),
+		member("author", "The author's user ID, as a string (reference §1.1).", stringSchema().WithPattern(schemaAuthorPattern)),
+		member("status", "The post status (reference §6.1).", stringSchema().WithEnum(schemaStatuses...)),
+		member("date", "Publication date, site time zone.", dateSchema()),
+		member("date_utc", "Publication date, UTC.", dateSchema()),
+		member("modified", "Last modification, site time zone.", dateSchema()),
+		member("modified_utc", "Last modification, UTC.", dateSchema()),
+		member("url", "The public page of the "+kind+".", stringSchema().WithFormat("uri")),
+	}
+}
+
+func globalIDMembers() []schemaMember {
+	return []schemaMember{
+		member("global_id", `"<host><path>?id=<id>": the record's ID across sites.`, stringSchema().WithPattern(schemaGlobalIDPattern)),
+		member("global_id_lineage", "The global IDs the record was imported through, its own first.",
+			arraySchema(stringSchema().WithPattern(schemaGlobalIDPattern).NewRef()).WithMinItems(1)),
+	}
+}
+
+func eventSchema() *openapi3.Schema {
+	props := append(recordHeaderMembers("event"), globalIDMembers()...)
+	props = append(props,
+		member("rest_url", "The event's URL in this API.", stringSchema().WithFormat("uri")),
+		member("title", "Plain text.", stringSchema()),
+		member("description", "HTML, sanitised on write; \"\" for a password-protected event.", stringSchema()),
+		member("excerpt", "HTML; \"\" when there is none.", stringSchema()),
+		member("slug", "", stringSchema()),
+		memberRef("image", "Image"),
+		member("all_day", "Whether the event lasts whole days (start 00:00:00, end 23:59:59).", nullableBooleanSchema()),
+		member("start_date", "Start, on the event's wall clock.", dateSchema()),
+		memberRef("start_date_details", "DateDetails"),
+		member("end_date", "End, on the event's wall clock.", dateSchema()),
+		memberRef("end_date_details", "DateDetails"),
+		member("utc_start_date", "Start in UTC.", dateSchema()),
+		memberRef("utc_start_date_details", "DateDetails"),
+		member("utc_end_date", "End in UTC.", dateSchema()),
+		memberRef("utc_end_date_details", "DateDetails"),
+		member("timezone", "The event's time zone: an IANA name, UTC or UTC±H[:MM].", stringSchema()),
+		member("timezone_abbr", "The zone's abbreviation at the start (EST, CEST, UTC+2…).", stringSchema()),
+		member("cost", "The formatted cost (\"$10 – $20\", \"Free\"); \"\" when there is none.", stringSchema()),
+		memberRef("cost_details", "CostDetails"),
+		member("website", "The event's website.", stringSchema()),
+		member("show_map", "", nullableBooleanSchema()),
+		member("show_map_link", "", nullableBooleanSchema()),
+		member("hide_from_listings", "Hidden events are left out of GET /events but readable by ID.", nullableBooleanSchema()),
+		member("sticky", "", nullableBooleanSchema()),
+		member("featured", "", nullableBooleanSchema()),
+		member("ticketed", "Whether the event sells tickets (API.md §8).", nullableBooleanSchema()),
+		member("parent", "The parent event's ID, or null (API.md §8).", integerSchema().WithMin(1).WithNullable()),
+		member("categories", "", arraySchema(schemaRef("EmbeddedTerm"))),
+		member("tags", "", arraySchema(schemaRef("EmbeddedTerm"))),
+		member("venue", "The venue as an object when the event has one, [] when it has none, an array when it has "+
+			"several (reference §1.1).", oneOfSchema("",
+			schemaRef("Venue"),
+			emptyArraySchema().NewRef(),
+			arraySchema(schemaRef("Venue")).WithMinItems(2).NewRef(),
+		)),
+		member("organizer", "Always an array, in the order given on write.", arraySchema(schemaRef("Organizer"))),
+		member("custom_fields", "Additional fields: [] when there are none.", oneOfSchema("",
+			emptyArraySchema().NewRef(),
+			mapSchema(closedObject("", []string{"label", "value"},
+				member("label", "", stringSchema()), member("value", "", openapi3.NewSchema())).NewRef()).NewRef(),
+		)),
+		memberRef("json_ld", "JSONLD"),
+	)
+	var required []string
+	for _, pr := range props {
+		if pr.name != "json_ld" {
+			required = append(required, pr.name)
+		}
+	}
+	return closedObject("An event (reference §1.1, with API.md §8's ticketed and parent). json_ld only on single reads. "+
+		"In lists and embeds a password-protected event the caller may not edit is redacted (reference §1.6): "+
+		"texts become \"\", image false, flags null, categories, tags, venue, organizer and custom_fields [].",
+		required, props...)
+}
+
+func venueSchema() *openapi3.Schema {
+	props := recordHeaderMembers("venue")
+	props = append(props,
+		member("venue", "The venue's name (plain text).", stringSchema()),
+		member("description", "HTML.", stringSchema()),
+		member("excerpt", "HTML.", stringSchema()),
+		member("slug", "", stringSchema()),
+		memberRef("image", "Image"),
+		member("address", "", stringSchema()),
+		member("city", "", stringSchema()),
+		member("country", "", stringSchema()),
+		member("province", "", stringSchema()),
+		member("state", "", stringSchema()),
+		member("zip", "", stringSchema()),
+		member("phone", "", stringSchema()),
+		member("website", "", stringSchema()),
+		member("stateprovince", "", stringSchema()),
+		member("geo_lat", "Latitude, when set (geolocation, API.md §8); 0 when redacted.", numberSchema().WithMin(-90).WithMax(90)),
+		member("geo_lng", "Longitude, when set; 0 when redacted.", numberSchema().WithMin(-180).WithMax(180)),
+		memberRef("json_ld", "JSONLD"),
+		member("show_map", "Whether events at the venue show a map.", nullableBooleanSchema()),
+		member("show_map_link", "Whether events at the venue show a map link.", nullableBooleanSchema()),
+	)
+	props = append(props, globalIDMembers()...)
+	return closedObject("A venue (reference §1.2). Empty members are omitted, so a venue without an address has no "+
+		"address key. json_ld only on single reads. A password-protected venue is redacted as reference §1.6 "+
+		"(its name stays visible).",
+		[]string{"id", "status", "date", "date_utc", "modified", "modified_utc", "url", "venue", "show_map",
+			"show_map_link", "global_id", "global_id_lineage"},
+		props...)
+}
+
+func organizerSchema() *openapi3.Schema {
+	props := recordHeaderMembers("organizer")
+	props = append(props,
+		member("organizer", "The organizer's name (plain text).", stringSchema()),
+		member("description", "HTML.", stringSchema()),
+		member("excerpt", "HTML.", stringSchema()),
+		member("slug", "", stringSchema()),
+		memberRef("image", "Image"),
+		member("phone", "", stringSchema()),
+		member("website", "", stringSchema()),
+		member("email", "", stringSchema()),
+		memberRef("json_ld", "JSONLD"),
+	)
+	props = append(props, globalIDMembers()...)
+	return closedObject("An organizer (reference §1.3). Empty members are omitted. json_ld only on single reads. A "+
+		"password-protected organizer is redacted as reference §1.6 (its name stays visible).",
+		[]string{"id", "status", "date", "date_utc", "modified", "modified_utc", "url", "organizer", "global_id",
+			"global_id_lineage"},
+		props...)
+}
+
+func termSchema(description, taxonomy string, hierarchical bool) *openapi3.Schema {
+	required := []string{"id", "count", "description", "name", "slug", "taxonomy", "meta", "url", "urls"}
+	props := []schemaMember{
+		member("id", "The term ID.", integerSchema().WithMin(1)),
+		member("count", "How many published events carry the term.", integerSchema().WithMin(0)),
+		member("description", "", stringSchema()),
+		member("name", "", stringSchema()),
+		member("slug", "", stringSchema()),
+		member("taxonomy", "", stringSchema().WithEnum(taxonomy)),
+		member("meta", "Always [] (no term meta is exposed).", oneOfSchema("", emptyArraySchema().NewRef(),
+			openapi3.NewObjectSchema().NewRef())),
+		member("url", "The term's public archive page.", stringSchema().WithFormat("uri")),
+		memberRef("urls", "TermURLs"),
+		member("_links", "WordPress-style links (optional).", openapi3.NewObjectSchema()),
+	}
+	if hierarchical {
+		required = append(required, "parent")
+		props = append(props, member("parent", "The parent category's ID; 0 for a top-level category.", integerSchema().WithMin(0)))
+	}
+	return closedObject(description, required, props...)
+}
+
+// listSchema is a list envelope (reference §2): events, venues and organizers put the items first, terms last.
+func listSchema(key, item string, itemsFirst bool) *openapi3.Schema {
+	description := "A page of " + key + " (reference §2). next_rest_url and previous_rest_url are present only " +
+		"when there is such a page. The same totals are in the X-TEC-Total and X-TEC-TotalPages headers, and the " +
+		"links in the Link header."
+	if !itemsFirst {
+		description += " A page past the last is an empty 200."
+	} else {
+		description += " A page past the last is a 404."
+	}
+	return closedObject(description, []string{key, "rest_url", "total", "total_pages"},
+		member(key, "", arraySchema(schemaRef(item))),
+		member("rest_url", "This page's URL, with the effective query.", stringSchema().WithFormat("uri")),
+		member("next_rest_url", "The next page.", stringSchema().WithFormat("uri")),
+		member("previous_rest_url", "The previous page.", stringSchema().WithFormat("uri")),
+		member("total", "How many "+key+" match, over all pages.", integerSchema().WithMin(0)),
+		member("total_pages", "How many pages there are; 0 when nothing matches.", integerSchema().WithMin(0)),
+	)
+}
+
+func errorSchema() *openapi3.Schema {
+	data := openObject(closedObject("status is the HTTP status. rest_missing_callback_param lists the missing parameters in params; "+
+		"rest_invalid_param maps each bad parameter to a reason in params, with details ([] or an object of "+
+		"structured errors). Some errors add members (term_exists: term_id).",
+		[]string{"status"},
+		member("status", "", integerSchema().WithMin(400).WithMax(599)),
+		member("params", "", oneOfSchema("",
+			arraySchema(stringSchema().NewRef()).NewRef(),
+			mapSchema(stringSchema().NewRef()).NewRef(),
+		)),
+		member("details", "", oneOfSchema("", emptyArraySchema().NewRef(), openapi3.NewObjectSchema().NewRef())),
+	))
+	return closedObject("The error body of every failed request (API.md §5, reference §0.4).",
+		[]string{"code", "message", "data"},
+		member("code", "A stable, machine-readable code (rest_no_route, rest_invalid_param, rest-event-not-found…).", stringSchema()),
+		member("message", "A human-readable message.", stringSchema()),
+		schemaMember{"data", data.NewRef()},
+		member("additional_data", "Earlier error payloads, as WordPress reports them.", openapi3.NewArraySchema().
+			WithItems(openapi3.NewSchema())),
+		member("additional_errors", "Further errors of the same request.", openapi3.NewArraySchema().
+			WithItems(openapi3.NewObjectSchema())),
+	)
+}
+
+// namespaceIndexSchema describes GET / (reference §3.1); its helper shapes are components too.
+func namespaceIndexSchema(schemas openapi3.Schemas) *openapi3.Schema {
+	links := func(rel string) schemaMember {
+		return member(rel, "", arraySchema(closedObject("", []string{"href"}, member("href", "", stringSchema().WithFormat("uri"))).NewRef()))
+	}
+	arg := closedObject("One parameter: JSON-schema keywords and whether it is required.", []string{"required"},
+		member("required", "", booleanSchema()),
+		member("default", "", openapi3.NewSchema().WithNullable()),
+		member("description", "", stringSchema()),
+		member("type", "", stringSchema()),
+		member("format", "", stringSchema()),
+		member("enum", "", openapi3.NewArraySchema().WithItems(openapi3.NewSchema())),
+		member("items", "", openapi3.NewObjectSchema()),
+		member("oneOf", "", openapi3.NewArraySchema().WithItems(openapi3.NewObjectSchema())),
+	)
+	schemas["IndexArg"] = arg.NewRef()
+	methods := func() *openapi3.Schema {
+		return arraySchema(stringSchema().WithEnum("GET", "POST", "PUT", "PATCH", "DELETE").NewRef()).WithMinItems(1)
+	}
+	schemas["IndexEndpoint"] = closedObject("One endpoint of a route.", []string{"methods", "args"},
+		member("methods", "", methods()),
+		member("args", "The parameters by name ([] when there are none).", oneOfSchema("",
+			emptyArraySchema().NewRef(),
+			mapSchema(schemaRef("IndexArg")).WithMinProperties(1).NewRef(),
+		)),
+	).NewRef()
+	schemas["IndexRoute"] = closedObject("One route: its methods and endpoints; _links.self for routes without "+
+		"path variables.", []string{"namespace", "methods", "endpoints"},
+		member("namespace", "", stringSchema()),
+		member("methods", "", methods()),
+		member("endpoints", "", arraySchema(schemaRef("IndexEndpoint")).WithMinItems(1)),
+		member("_links", "", closedObject("", []string{"self"}, links("self"))),
+	).NewRef()
+	routes := mapSchema(schemaRef("IndexRoute"))
+	routes.Description = "Every route of the namespace, keyed by its pattern (\"/calendar/events/v1/events/(?P<id>\\d+)\")."
+	return closedObject("The namespace index (reference §3.1).", []string{"namespace", "routes", "_links"},
+		member("namespace", "", stringSchema()),
+		schemaMember{"routes", routes.NewRef()},
+		member("_links", "", closedObject("", []string{"up"}, links("up"))),
+	)
+}
