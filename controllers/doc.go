@@ -175,14 +175,9 @@ func docOperation(e Endpoint, method, path, tag, bodyName string) *openapi3.Oper
 		}
 	}
 	if bodyName != "" && hasRequestBody(method) {
+		// The parameters may also travel in the query string (API.md §2). That is said in the body's description
+		// rather than with an exploded object parameter, which Swagger UI would fill with sample values and send.
 		op.RequestBody = docRequestBody(bodyName, bodyRequired)
-		explode := true
-		op.AddParameter(&openapi3.Parameter{
-			Name: "query", In: openapi3.ParameterInQuery, Style: openapi3.SerializationForm, Explode: &explode,
-			Description: "Any body parameter may be sent in the query string instead, one key per parameter " +
-				"(the body wins when both carry it).",
-			Schema: schemaRef(bodyName),
-		})
 	}
 	if e.Auth {
 		op.Security = &openapi3.SecurityRequirements{
@@ -224,6 +219,8 @@ func docParamSchema(ps Schema) *openapi3.Schema {
 	}
 	if ps.Items != nil {
 		s.Items = docParamSchema(*ps.Items).NewRef()
+	} else if ps.Type == openapi3.TypeArray {
+		s.Items = openapi3.NewSchema().NewRef() // OpenAPI 3.0 requires items; a list of anything
 	}
 	for _, v := range ps.Enum {
 		s.Enum = append(s.Enum, typedDefault(ps.Type, v))
@@ -265,7 +262,8 @@ func docRequestBody(name string, required []string) *openapi3.RequestBodyRef {
 	}
 	body := openapi3.NewRequestBody().WithContent(content).WithRequired(len(required) > 0)
 	body.Description = "The parameters as a JSON object, a form (arrays as a[]=1&a[]=2, repeated keys or CSV; " +
-		"objects as a[key]=value) or multipart form data. Required members may come from the query string instead."
+		"objects as a[key]=value) or multipart form data. Any of them, required ones included, may instead be " +
+		"sent in the query string; the JSON body wins over the form body, which wins over the query string."
 	return &openapi3.RequestBodyRef{Value: body}
 }
 

@@ -112,7 +112,7 @@ func (dc *DocsUIController) contentSecurityPolicy() string {
 	if b := dc.Config.BaseURL; b != nil {
 		connect += " " + b.Scheme + "://" + b.Host
 	}
-	return "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 		"font-src 'self' data:; connect-src " + connect + "; base-uri 'none'; form-action 'none'; " +
 		"frame-ancestors 'none'"
 }

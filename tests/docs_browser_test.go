@@ -144,6 +144,24 @@ func TestDocsPageRendersEveryPathOfTheDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// "Try it out" on GET /doc calls the service from the page, under the page's Content-Security-Policy.
+	op := "#operations-discovery-getDoc "
+	err = chromedp.Do(page,
+		chromedp.Click(chromedp.CSS(op+".opblock-summary-control")),
+		chromedp.Click(chromedp.CSS(op+".try-out__btn")),
+		chromedp.Click(chromedp.CSS(op+".execute")),
+		chromedp.WaitVisible(chromedp.CSS(op+".live-responses-table tbody .response-col_status")),
+	)
+	if err != nil {
+		t.Fatalf("trying GET /doc out on the page: %v", err)
+	}
+	tried, err := chromedp.Run(page, chromedp.Text(chromedp.CSS(op+".live-responses-table tbody .response-col_status")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tried, "200") {
+		t.Errorf("Try it out on GET /doc shows status %q", tried)
+	}
 	screenshot, err := chromedp.Run(page, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
