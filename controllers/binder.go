@@ -81,11 +81,11 @@ func (o *Opt[T]) decodeRaw(raw any) error {
 		o.Set = true
 		return nil
 	}
-	v, err := decodeBuiltin(reflect.TypeOf(o.V), raw)
+	v, err := decodeBuiltin(reflect.TypeFor[T](), raw)
 	if err != nil {
 		return err
 	}
-	o.V, o.Set = v.(T), true
+	o.V, o.Set = v.(T), true // v is nil only for T = any with raw nil, which never reaches here
 	return nil
 }
 
@@ -93,7 +93,7 @@ func (o *Opt[T]) schema() Schema {
 	if d, ok := any(&o.V).(ParamSchema); ok {
 		return d.ParamSchema()
 	}
-	return builtinSchema(reflect.TypeOf(o.V))
+	return builtinSchema(reflect.TypeFor[T]())
 }
 
 var (
