@@ -50,7 +50,7 @@ func Open(driver, dsn string) (*Store, error) {
 	case SQLite:
 		dialector = sqlite.Open(sqliteDSN(dsn))
 	case Postgres:
-		dialector = postgres.New(postgres.Config{DSN: dsn})
+		dialector = postgres.New(postgres.Config{DSN: postgresDSN(dsn)})
 	default:
 		return nil, fmt.Errorf("unknown database driver %q", driver)
 	}
@@ -83,6 +83,21 @@ func sqliteDSN(path string) string {
 		return path + sep + params
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + params
+}
+
+// postgresDSN bounds connection attempts (5 s unless the URL says otherwise), so that an unreachable database
+// turns into a prompt 503 instead of requests hanging on the kernel's connect timeout.
+func postgresDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" {
+		return dsn
+	}
+	q := u.Query()
+	if q.Get("connect_timeout") == "" {
+		q.Set("connect_timeout", "5")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }
 
 func configurePool(db *sql.DB, driver string) {
