@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -364,10 +365,28 @@ func bindFields(c *gin.Context, p *Params, v reflect.Value, invalid map[string]s
 		default:
 			if err := f.decodeRaw(raw); err != nil {
 				invalid[name] = err.Error()
+			} else if enum := sf.Tag.Get("enum"); enum != "" && !inEnum(v.Field(i).FieldByName("V").Interface(), enum) {
+				invalid[name] = "must be one of: " + strings.ReplaceAll(enum, ",", ", ")
 			}
 		}
 	}
 	return nil
+}
+
+// inEnum tells whether a decoded string (or every string of a list) is one of the comma-separated values.
+func inEnum(v any, enum string) bool {
+	allowed := strings.Split(enum, ",")
+	switch t := v.(type) {
+	case string:
+		return slices.Contains(allowed, t)
+	case []string:
+		for _, s := range t {
+			if !slices.Contains(allowed, s) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Describe lists the parameters a request struct declares, for the namespace index and the OpenAPI document.
