@@ -68,6 +68,10 @@ func Open(driver, dsn string) (*Store, error) {
 		_ = sqlDB.Close()
 		return nil, err
 	}
+	if err := registerVersionCallbacks(db); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -140,10 +144,14 @@ func (s *Store) WithContext(ctx context.Context) *Store {
 	return &Store{db: s.db.WithContext(ctx), dialect: s.dialect}
 }
 
-// Tx runs fn in one transaction: everything fn writes is committed together, or nothing is.
+// Tx runs fn in one transaction: everything fn writes is committed together, or nothing is. Every write of the
+// service goes through Tx, which also advances the data version (see Version) in the same transaction.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, dialect: s.dialect})
+		if err := fn(&Store{db: tx, dialect: s.dialect}); err != nil {
+			return err
+		}
+		return bumpVersion(tx)
 	})
 }
 
@@ -196,5 +204,5 @@ func (s *Store) Migrate(ctx context.Context) ([]int64, error) {
 // Models lists every model with a table, for schema checks.
 func Models() []any {
 	return []any{&User{}, &Token{}, &Image{}, &Venue{}, &Organizer{}, &Category{}, &Tag{}, &Event{},
-		&EventVenue{}, &EventOrganizer{}, &EventCategory{}, &EventTag{}}
+		&EventVenue{}, &EventOrganizer{}, &EventCategory{}, &EventTag{}, &DataVersion{}}
 }
