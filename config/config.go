@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -45,6 +46,8 @@ type Config struct {
 	AuthFailuresPerMinute int
 	// RateLimit is an optional general limit of requests per second per token or address (0 = off).
 	RateLimit float64
+	// TrustedProxies are the addresses or CIDR ranges whose X-Forwarded-For names the client; none by default.
+	TrustedProxies []string
 	// ShutdownTimeout bounds how long in-flight requests may take to finish on shutdown.
 	ShutdownTimeout time.Duration
 }
@@ -194,6 +197,19 @@ var settings = []setting{
 			return errors.New("must be a number, 0 or more")
 		}
 		c.RateLimit = f
+		return nil
+	}},
+	{"CALENDAR_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed", func(c *Config, v string) error {
+		c.TrustedProxies = nil
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p == "" {
+				continue
+			}
+			if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
+				return fmt.Errorf("%q is not an IP address or CIDR range", p)
+			}
+			c.TrustedProxies = append(c.TrustedProxies, p)
+		}
 		return nil
 	}},
 	{"CALENDAR_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long in-flight requests may take to finish on shutdown", func(c *Config, v string) error {

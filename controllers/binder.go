@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,11 +82,11 @@ func (o *Opt[T]) decodeRaw(raw any) error {
 		o.Set = true
 		return nil
 	}
-	v, err := decodeBuiltin(reflect.TypeOf(o.V), raw)
+	v, err := decodeBuiltin(reflect.TypeFor[T](), raw)
 	if err != nil {
 		return err
 	}
-	o.V, o.Set = v.(T), true
+	o.V, o.Set = v.(T), true // v is nil only for T = any with raw nil, which never reaches here
 	return nil
 }
 
@@ -93,7 +94,7 @@ func (o *Opt[T]) schema() Schema {
 	if d, ok := any(&o.V).(ParamSchema); ok {
 		return d.ParamSchema()
 	}
-	return builtinSchema(reflect.TypeOf(o.V))
+	return builtinSchema(reflect.TypeFor[T]())
 }
 
 var (
@@ -364,10 +365,28 @@ func bindFields(c *gin.Context, p *Params, v reflect.Value, invalid map[string]s
 		default:
 			if err := f.decodeRaw(raw); err != nil {
 				invalid[name] = err.Error()
+			} else if enum := sf.Tag.Get("enum"); enum != "" && !inEnum(v.Field(i).FieldByName("V").Interface(), enum) {
+				invalid[name] = "must be one of: " + strings.ReplaceAll(enum, ",", ", ")
 			}
 		}
 	}
 	return nil
+}
+
+// inEnum tells whether a decoded string (or every string of a list) is one of the comma-separated values.
+func inEnum(v any, enum string) bool {
+	allowed := strings.Split(enum, ",")
+	switch t := v.(type) {
+	case string:
+		return slices.Contains(allowed, t)
+	case []string:
+		for _, s := range t {
+			if !slices.Contains(allowed, s) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Describe lists the parameters a request struct declares, for the namespace index and the OpenAPI document.

@@ -148,7 +148,10 @@ func formValues(form url.Values) map[string]any {
 			setPath(out, name, path, v, len(vals) > 1 && len(path) == 0)
 		}
 	}
-	return listify(out).(map[string]any)
+	for k, v := range out {
+		out[k] = listify(v) // only nested objects become lists; the parameters themselves stay named
+	}
+	return out
 }
 
 // splitBrackets splits "a[b][]" into "a" and ["b", ""].

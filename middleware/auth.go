@@ -12,21 +12,27 @@ import (
 
 // Auth resolves the Authorization header to a user: "Bearer TOKEN" or "Basic base64(LOGIN:TOKEN)" (the shape of
 // WordPress application passwords). No header means anonymous. A wrong, malformed or revoked credential is 401,
-// never treated as anonymous, so a client with a broken credential learns of it at once.
-func Auth(store *models.Store) gin.HandlerFunc {
+// never treated as anonymous, so a client with a broken credential learns of it at once. Failed attempts count
+// against the client's address; once it has none left, credentials from it are not even checked (429).
+func Auth(store *models.Store, failures *AuthFailures) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		header := c.GetHeader("Authorization")
 		if header == "" {
 			c.Next()
 			return
 		}
+		if failures.blocked(c) {
+			return
+		}
 		login, secret, ok := parseCredentials(header)
 		if !ok {
+			failures.failed(c)
 			reject(c, "The Authorization header must be \"Bearer TOKEN\" or \"Basic base64(login:token)\".")
 			return
 		}
 		user, err := store.WithContext(c.Request.Context()).Authenticate(c.Request.Context(), login, secret)
 		if errors.Is(err, models.ErrNotFound) {
+			failures.failed(c)
 			reject(c, "The credentials are invalid or have been revoked.")
 			return
 		}

@@ -8,7 +8,10 @@
 //  6. Headers    – nosniff and the exposed paging headers on every answer
 //  7. CORS       – only when origins are configured
 //  8. BodyLimit  – read at most 1 MiB of body, 413 beyond
-//  9. Auth       – resolve Bearer or Basic credentials to a user; bad credentials are 401
+//  9. Auth       – resolve Bearer or Basic credentials to a user; bad credentials are 401; failed attempts
+//     are limited per client address (429)
+//
+// 10. RateLimit  – optional requests-per-second limit per credential or address (429)
 //
 // Errors sits outside Recovery so that a recovered panic is rendered like any other error.
 package middleware

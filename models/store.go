@@ -50,7 +50,7 @@ func Open(driver, dsn string) (*Store, error) {
 	case SQLite:
 		dialector = sqlite.Open(sqliteDSN(dsn))
 	case Postgres:
-		dialector = postgres.New(postgres.Config{DSN: dsn})
+		dialector = postgres.New(postgres.Config{DSN: postgresDSN(dsn)})
 	default:
 		return nil, fmt.Errorf("unknown database driver %q", driver)
 	}
@@ -65,6 +65,10 @@ func Open(driver, dsn string) (*Store, error) {
 	configurePool(sqlDB, driver)
 	s := &Store{db: db, dialect: driver}
 	if err := s.setupJoinTables(); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
+	if err := registerVersionCallbacks(db); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
 	}
@@ -83,6 +87,21 @@ func sqliteDSN(path string) string {
 		return path + sep + params
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + params
+}
+
+// postgresDSN bounds connection attempts (5 s unless the URL says otherwise), so that an unreachable database
+// turns into a prompt 503 instead of requests hanging on the kernel's connect timeout.
+func postgresDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" {
+		return dsn
+	}
+	q := u.Query()
+	if q.Get("connect_timeout") == "" {
+		q.Set("connect_timeout", "5")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }
 
 func configurePool(db *sql.DB, driver string) {
@@ -125,10 +144,14 @@ func (s *Store) WithContext(ctx context.Context) *Store {
 	return &Store{db: s.db.WithContext(ctx), dialect: s.dialect}
 }
 
-// Tx runs fn in one transaction: everything fn writes is committed together, or nothing is.
+// Tx runs fn in one transaction: everything fn writes is committed together, or nothing is. Every write of the
+// service goes through Tx, which also advances the data version (see Version) in the same transaction.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, dialect: s.dialect})
+		if err := fn(&Store{db: tx, dialect: s.dialect}); err != nil {
+			return err
+		}
+		return bumpVersion(tx)
 	})
 }
 
@@ -181,5 +204,5 @@ func (s *Store) Migrate(ctx context.Context) ([]int64, error) {
 // Models lists every model with a table, for schema checks.
 func Models() []any {
 	return []any{&User{}, &Token{}, &Image{}, &Venue{}, &Organizer{}, &Category{}, &Tag{}, &Event{},
-		&EventVenue{}, &EventOrganizer{}, &EventCategory{}, &EventTag{}}
+		&EventVenue{}, &EventOrganizer{}, &EventCategory{}, &EventTag{}, &DataVersion{}}
 }

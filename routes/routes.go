@@ -47,6 +47,10 @@ func New(app *controllers.App) http.Handler {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = false
 	r.ContextWithFallback = true
+	// The client address (rate limits, logs) is the peer's unless a configured proxy vouches for another.
+	if err := r.SetTrustedProxies(app.Config.TrustedProxies); err != nil {
+		panic(err) // validated by config.Load
+	}
 
 	metrics := middleware.NewMetrics(app.Store.SQLDB())
 	r.Use(middleware.RequestID(), middleware.AccessLog(app.Log), metrics.Middleware(),
@@ -54,7 +58,8 @@ func New(app *controllers.App) http.Handler {
 	if len(app.Config.CORSOrigins) > 0 {
 		r.Use(middleware.CORS(app.Config.CORSOrigins))
 	}
-	r.Use(middleware.BodyLimit(), middleware.Auth(app.Store))
+	r.Use(middleware.BodyLimit(), middleware.Auth(app.Store, middleware.NewAuthFailures(app.Config.AuthFailuresPerMinute)),
+		middleware.RateLimit(app.Config.RateLimit))
 
 	health := controllers.HealthController{App: app}
 	r.GET("/healthz", health.Live)

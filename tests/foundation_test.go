@@ -214,3 +214,12 @@ func TestTokensAreStoredOnlyAsHashes(t *testing.T) {
 		t.Fatalf("token %q is shorter than 256 bits of base64", token)
 	}
 }
+
+func TestEnumeratedParametersAreChecked(t *testing.T) {
+	app := NewApp(t)
+	app.Get("/?context=edit").ExpectStatus(t, http.StatusOK)
+	body := app.Get("/?context=bogus").ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
+	if params := body["data"].(map[string]any)["params"].(map[string]any); params["context"] == nil {
+		t.Fatalf("the error does not name context: %v", body)
+	}
+}

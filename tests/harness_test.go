@@ -173,6 +173,8 @@ type Request struct {
 	ContentType string
 	Token       string
 	Header      http.Header
+	// RemoteAddr is the client's address (default 192.0.2.1:1234, as httptest sets it).
+	RemoteAddr string
 }
 
 // Response is what the service answered.
@@ -221,6 +223,9 @@ func (a *App) Do(r Request) *Response {
 		contentType = "application/json"
 	}
 	req := httptest.NewRequest(method, path, body)
+	if r.RemoteAddr != "" {
+		req.RemoteAddr = r.RemoteAddr
+	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}

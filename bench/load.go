@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// request is one request a scenario wants sent.
+type request struct {
+	method string
+	path   string // relative to the target's base URL
+	body   []byte
+	token  string
+}
+
+// scenario is a named stream of requests; next is called concurrently from every connection.
+type scenario struct {
+	name string
+	next func(worker, i int) request
+	// wantStatus is the status that counts as success (200 unless set).
+	wantStatus int
+}
+
+// Result holds the figures of one scenario.
+type Result struct {
+	Scenario      string         `json:"scenario"`
+	Requests      int64          `json:"requests"`
+	Errors        int64          `json:"errors"`
+	Seconds       float64        `json:"seconds"`
+	RPS           float64        `json:"requests_per_second"`
+	P50ms         float64        `json:"p50_ms"`
+	P99ms         float64        `json:"p99_ms"`
+	RatioToStatic float64        `json:"ratio_to_static"`
+	Statuses      map[int]int64  `json:"statuses"`
+	Target        *TargetFigures `json:"target,omitempty"`
+	Met           *bool          `json:"met,omitempty"`
+}
+
+// TargetFigures are issue 8's figures for a scenario.
+type TargetFigures struct {
+	RPS   float64 `json:"requests_per_second"`
+	P99ms float64 `json:"p99_ms"`
+}
+
+// loadGenerator drives one base URL with a fixed number of keep-alive connections.
+type loadGenerator struct {
+	base        string
+	connections int
+	warmup      time.Duration
+	duration    time.Duration
+	client      *http.Client
+}
+
+func newLoadGenerator(base string, connections int, warmup, duration time.Duration) *loadGenerator {
+	transport := &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        connections * 2,
+		MaxIdleConnsPerHost: connections * 2,
+		MaxConnsPerHost:     connections,
+		DisableCompression:  true,
+		IdleConnTimeout:     time.Minute,
+	}
+	return &loadGenerator{base: base, connections: connections, warmup: warmup, duration: duration,
+		client: &http.Client{Transport: transport, Timeout: 30 * time.Second}}
+}
+
+// run sends the scenario's requests from every connection for warmup+duration and measures the last duration.
+func (g *loadGenerator) run(ctx context.Context, sc scenario) Result {
+	want := sc.wantStatus
+	if want == 0 {
+		want = http.StatusOK
+	}
+	var (
+		measuring atomic.Bool
+		mu        sync.Mutex
+		latencies []time.Duration
+		statuses  = map[int]int64{}
+		errors    int64
+		wg        sync.WaitGroup
+	)
+	ctx, cancel := context.WithTimeout(ctx, g.warmup+g.duration)
+	defer cancel()
+	time.AfterFunc(g.warmup, func() { measuring.Store(true) })
+	var measuredFrom time.Time
+	var measuredOnce sync.Once
+	for w := 0; w < g.connections; w++ {
+		wg.Add(1)
+		go func(worker int) {
+			defer wg.Done()
+			local := make([]time.Duration, 0, 1<<14)
+			localStatus := map[int]int64{}
+			var localErrors int64
+			for i := 0; ctx.Err() == nil; i++ {
+				r := sc.next(worker, i)
+				start := time.Now()
+				status, err := g.send(ctx, r)
+				elapsed := time.Since(start)
+				if ctx.Err() != nil || !measuring.Load() {
+					continue
+				}
+				measuredOnce.Do(func() { measuredFrom = start })
+				local = append(local, elapsed)
+				localStatus[status]++
+				if err != nil || status != want {
+					localErrors++
+				}
+			}
+			mu.Lock()
+			latencies = append(latencies, local...)
+			for k, v := range localStatus {
+				statuses[k] += v
+			}
+			errors += localErrors
+			mu.Unlock()
+		}(w)
+	}
+	wg.Wait()
+	seconds := g.duration.Seconds()
+	if !measuredFrom.IsZero() {
+		seconds = time.Since(measuredFrom).Seconds()
+	}
+	slices.Sort(latencies)
+	res := Result{Scenario: sc.name, Requests: int64(len(latencies)), Errors: errors, Seconds: seconds, Statuses: statuses}
+	if len(latencies) > 0 {
+		res.RPS = float64(len(latencies)) / seconds
+		res.P50ms = percentile(latencies, 0.50)
+		res.P99ms = percentile(latencies, 0.99)
+	}
+	return res
+}
+
+func (g *loadGenerator) send(ctx context.Context, r request) (int, error) {
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, g.base+r.path, body)
+	if err != nil {
+		return 0, err
+	}
+	if r.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	res, err := g.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_, err = io.Copy(io.Discard, res.Body)
+	_ = res.Body.Close()
+	return res.StatusCode, err
+}
+
+func percentile(sorted []time.Duration, p float64) float64 {
+	i := int(float64(len(sorted)-1) * p)
+	return float64(sorted[i].Microseconds()) / 1000
+}
+
+func addInt64(p *int64, d int64) int64 { return atomic.AddInt64(p, d) }

@@ -1,0 +1,54 @@
+package models
+
+import (
+	"context"
+	"math/rand/v2"
+
+	"gorm.io/gorm"
+)
+
+// versionShards spreads the data version over several rows so that concurrent writers do not queue on one lock.
+const versionShards = 16
+
+// DataVersion is one shard of the data version: the sum over all shards grows by one with every committed write
+// transaction, so two equal sums mean no write committed in between (on any instance sharing the database).
+type DataVersion struct {
+	Shard   int   `gorm:"primaryKey;autoIncrement:false"`
+	Version int64 `gorm:"not null;default:0"`
+}
+
+// Version returns the current data version: cached answers and ETags derived from it are never stale.
+func (s *Store) Version(ctx context.Context) (int64, error) {
+	var v int64
+	err := s.db.WithContext(ctx).Model(&DataVersion{}).Select("COALESCE(SUM(version), 0)").Scan(&v).Error
+	return v, err
+}
+
+// bumpVersion records a write; it runs inside the writing transaction, so readers see the new version exactly
+// when they can see the write.
+func bumpVersion(db *gorm.DB) error {
+	return db.Exec("UPDATE data_versions SET version = version + 1 WHERE shard = ?", rand.IntN(versionShards)).Error
+}
+
+// registerVersionCallbacks bumps the version after a create, update or delete that runs outside Store.Tx, so
+// that even a single-statement write can never leave a cached answer stale. Writes inside Tx bump once, at the end.
+func registerVersionCallbacks(db *gorm.DB) error {
+	bump := func(tx *gorm.DB) {
+		if tx.Error != nil || tx.Statement.Table == "data_versions" || tx.RowsAffected == 0 {
+			return
+		}
+		if _, inTx := tx.Statement.ConnPool.(gorm.TxCommitter); inTx {
+			return
+		}
+		if err := bumpVersion(tx.Session(&gorm.Session{NewDB: true})); err != nil {
+			_ = tx.AddError(err)
+		}
+	}
+	if err := db.Callback().Create().After("gorm:create").Register("calendar:version", bump); err != nil {
+		return err
+	}
+	if err := db.Callback().Update().After("gorm:update").Register("calendar:version", bump); err != nil {
+		return err
+	}
+	return db.Callback().Delete().After("gorm:delete").Register("calendar:version", bump)
+}

@@ -1,0 +1,50 @@
+package models
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+)
+
+func TestEveryWriteAdvancesTheDataVersion(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(SQLite, filepath.Join(t.TempDir(), "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	version := func() int64 {
+		v, err := s.Version(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	v0 := version()
+	if _, err := s.CreateUser(ctx, "ann", "Ann", RoleEditor); err != nil { // a transaction
+		t.Fatal(err)
+	}
+	v1 := version()
+	if v1 != v0+1 {
+		t.Fatalf("a transaction moved the version from %d to %d", v0, v1)
+	}
+	if err := s.DB().Create(&Tag{Name: "x", Slug: "x"}).Error; err != nil { // a single statement outside Tx
+		t.Fatal(err)
+	}
+	v2 := version()
+	if v2 != v1+1 {
+		t.Fatalf("a write outside a transaction moved the version from %d to %d", v1, v2)
+	}
+	if err := s.DB().Where("slug = ?", "none").Delete(&Tag{}).Error; err != nil { // changes nothing
+		t.Fatal(err)
+	}
+	if v3 := version(); v3 != v2 {
+		t.Fatalf("a write that changed nothing moved the version from %d to %d", v2, v3)
+	}
+	if version() != v2 {
+		t.Fatal("reading moved the version")
+	}
+}
