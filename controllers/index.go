@@ -20,7 +20,7 @@ type IndexController struct {
 // IndexInput holds the parameters of GET /.
 type IndexInput struct {
 	Namespace Opt[string] `param:"namespace" default:"calendar/events/v1" doc:"The namespace to describe; only calendar/events/v1 exists."`
-	Context   Opt[string] `param:"context" default:"view" doc:"Scope under which the request is made; accepted for compatibility, the index is the same in every context."`
+	Context   Opt[string] `param:"context" default:"view" enum:"view,embed,edit" doc:"Scope under which the request is made; determines the fields present in the response."`
 }
 
 // Index handles GET / (the namespace root).
