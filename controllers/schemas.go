@@ -252,7 +252,8 @@ func eventSchema() *openapi3.Schema {
 		member("sticky", "", nullableBooleanSchema()),
 		member("featured", "", nullableBooleanSchema()),
 		member("ticketed", "Whether the event sells tickets (API.md §8).", nullableBooleanSchema()),
-		member("parent", "The parent event's ID, or null (API.md §8).", integerSchema().WithMin(1).WithNullable()),
+		member("parent", "The parent event's ID; 0 when it has none, as WordPress's post_parent (API.md §8).",
+			integerSchema().WithMin(0)),
 		member("categories", "", arraySchema(schemaRef("EmbeddedTerm"))),
 		member("tags", "", arraySchema(schemaRef("EmbeddedTerm"))),
 		member("venue", "The venue as an object when the event has one, [] when it has none, an array when it has "+

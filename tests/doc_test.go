@@ -432,7 +432,7 @@ func withAdditions(schema string, body any) any {
 			m["ticketed"] = false
 		}
 		if _, ok := m["parent"]; !ok {
-			m["parent"] = nil
+			m["parent"] = 0
 		}
 	}
 	switch schema {
