@@ -81,12 +81,24 @@ func (r *ImageRef) DecodeParam(raw any) error {
 }
 
 func (r *ImageRef) setID(s string) error {
-	id, err := strconv.ParseUint(s, 10, 64)
+	id, err := parseRecordID(s)
 	if err != nil {
 		return errImageRef
 	}
 	*r = ImageRef{ID: id, Clear: id == 0}
 	return nil
+}
+
+// parseRecordID reads a record ID: digits within the range of the database's BIGINT columns.
+func parseRecordID(s string) (uint64, error) {
+	if !isDigits(s) {
+		return 0, errNotInteger
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, errNotInteger
+	}
+	return uint64(n), nil
 }
 
 // ParamSchema describes the image parameter: an integer ID or a URL.
@@ -141,10 +153,7 @@ type linkedPathID uint64
 // DecodeParam accepts a string of digits within uint64.
 func (id *linkedPathID) DecodeParam(raw any) error {
 	s, _ := raw.(string)
-	if !isDigits(s) || len(s) > 19 {
-		return errNotInteger
-	}
-	n, err := strconv.ParseUint(s, 10, 64)
+	n, err := parseRecordID(s)
 	*id = linkedPathID(n)
 	return err
 }
@@ -848,7 +857,7 @@ func (k *linkedKind[T, P, In]) linkedItems(raw any, top bool) ([]linkedItem, err
 	case nil:
 		return nil, nil
 	case json.Number:
-		id, err := strconv.ParseUint(v.String(), 10, 64)
+		id, err := parseRecordID(v.String())
 		if err != nil {
 			return nil, bad
 		}
@@ -857,8 +866,8 @@ func (k *linkedKind[T, P, In]) linkedItems(raw any, top bool) ([]linkedItem, err
 		var items []linkedItem
 		for _, part := range strings.Split(v, ",") {
 			part = strings.TrimSpace(part)
-			id, err := strconv.ParseUint(part, 10, 64)
-			if part != "" && (err != nil || !isDigits(part)) {
+			id, err := parseRecordID(part)
+			if part != "" && err != nil {
 				return nil, bad
 			}
 			items = append(items, idItems(id)...)

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -354,7 +355,8 @@ func TestUnknownOrMalformedAddressesAreNotFound(t *testing.T) {
 			app.Do(Request{Method: m, Path: "/" + k.plural + "/by-slug/nope", Token: token, Body: map[string]any{}}).
 				ExpectError(t, http.StatusNotFound, "rest-"+k.name+"-not-found")
 		}
-		for _, path := range []string{"/foo", "/-1", "/1.5", "/%20", "/by-slug", "/by-slug/", "/1/extra"} {
+		app.Get(k.path("9223372036854775807")).ExpectError(t, http.StatusNotFound, "rest-"+k.name+"-not-found")
+		for _, path := range []string{"/foo", "/-1", "/1.5", "/%20", "/by-slug", "/by-slug/", "/1/extra", "/9223372036854775808"} {
 			app.Get("/"+k.plural+path).ExpectError(t, http.StatusNotFound, "rest_no_route")
 		}
 		app.Do(Request{Method: http.MethodPatch, Path: "/" + k.plural, Token: token}).ExpectError(t, http.StatusNotFound, "rest_no_route")
@@ -673,4 +675,59 @@ func TestVenueCoordinatesAreRefusedWhenGeolocationIsOff(t *testing.T) {
 	v := venueTestKind.create(t, app, token, "Plain", map[string]any{"city": "Rome"})
 	app.Do(Request{Method: http.MethodPatch, Path: venueTestKind.path(linkedID(t, v)), Token: token,
 		Body: map[string]any{"geo_lat": ""}}).ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
+}
+
+func TestReadingAVenueMatchesTheCapturedShape(t *testing.T) {
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	// Captures 51 and 52: Venue 1 Hall with a full address.
+	rec := venueTestKind.create(t, app, token, "Venue 1 Hall", map[string]any{"address": "100 Main St",
+		"city": "Springfield", "country": "United States", "state": "IL", "zip": "60000", "phone": "555-0100",
+		"website": "https://venue1.example.com"})
+	want := []string{"id", "author", "status", "date", "date_utc", "modified", "modified_utc", "url", "venue", "slug",
+		"address", "city", "country", "state", "zip", "phone", "website", "stateprovince", "json_ld", "show_map",
+		"show_map_link", "global_id", "global_id_lineage"}
+	for _, path := range []string{venueTestKind.path(linkedID(t, rec)), "/venues/by-slug/venue-1-hall"} {
+		r := app.Get(path).ExpectStatus(t, http.StatusOK)
+		if got := jsonKeyOrder(t, r.Body); !reflect.DeepEqual(got, want) {
+			t.Fatalf("keys %v, want %v", got, want)
+		}
+		ld := r.JSON(t)["json_ld"].(map[string]any)
+		wantLD := map[string]any{"@context": "http://schema.org", "@type": "Place", "name": "Venue 1 Hall",
+			"description": "", "url": "http://example.com/venue/venue-1-hall/", "telephone": "555-0100",
+			"sameAs": "https://venue1.example.com", "address": map[string]any{"@type": "PostalAddress",
+				"streetAddress": "100 Main St", "addressLocality": "Springfield", "addressRegion": "IL",
+				"postalCode": "60000", "addressCountry": "United States"}}
+		if !reflect.DeepEqual(ld, wantLD) {
+			t.Fatalf("json_ld = %v\nwant %v", ld, wantLD)
+		}
+	}
+}
+
+func TestNoParameterShapeMakesAServerError(t *testing.T) {
+	forEachKind(t, func(t *testing.T, k linkedKind) {
+		app := NewApp(t)
+		token := app.Token(models.RoleAdministrator)
+		rec := k.create(t, app, token, "Target", nil)
+		odd := []any{nil, true, 1e308, -1, 0, "", "x", []any{}, []any{nil, map[string]any{}}, map[string]any{"a": []any{1}},
+			strings.Repeat("é", 3000), "9223372036854775808", "-0", json.RawMessage("1e400")}
+		params := []string{k.name, "description", "excerpt", "status", "author", "date", "date_utc", "image", "password",
+			"website", "phone", "email", "address", "show_map", "geo_lat", "geo_lng", "page", "per_page", "search", "event",
+			"has_events", "only_with_upcoming", "status", "force"}
+		for _, p := range params {
+			for _, v := range odd {
+				for _, r := range []Request{
+					{Method: http.MethodPost, Path: "/" + k.plural, Body: map[string]any{k.name: "Odd", p: v}},
+					{Method: http.MethodPatch, Path: k.path(linkedID(t, rec)), Body: map[string]any{p: v}},
+					{Method: http.MethodGet, Path: "/" + k.plural + "?" + url.Values{p: {fmt.Sprint(v)}}.Encode()},
+					{Method: http.MethodDelete, Path: "/" + k.plural + "/by-slug/nope", Body: map[string]any{p: v}},
+				} {
+					r.Token = token
+					if got := app.Do(r); got.Status >= 500 {
+						t.Fatalf("%s %s with %s=%v answered %d: %s", r.Method, r.Path, p, v, got.Status, got.Body)
+					}
+				}
+			}
+		}
+	})
 }
