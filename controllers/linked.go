@@ -772,9 +772,19 @@ func (b *shapeBuilder) linkedTail(site Site, id uint64) orderedMap {
 // linkedURL is the public page of a venue or organizer (API.md §1): {site}/venue/{slug}/.
 func linkedURL(site Site, name, slug string) string { return site.Home + "/" + name + "/" + slug + "/" }
 
-// linkedJSONLD starts a schema.org object (reference §11.3): its context, type, name and public page.
-func linkedJSONLD(typ, name, url string) orderedMap {
-	return orderedMap{{"@context", "http://schema.org"}, {"@type", typ}, {"name", name}, {"url", url}}
+// linkedJSONLD starts a schema.org object (reference §11.3) in the captures' order: context, type, name,
+// description (the text of the excerpt, else of the description) and public page. A redacted record shows no
+// description.
+func linkedJSONLD(typ string, f models.LinkedFields, url string, redacted bool) orderedMap {
+	ld := orderedMap{{"@context", "http://schema.org"}, {"@type", typ}, {"name", *f.Name}}
+	if !redacted {
+		description := *f.Description
+		if *f.Excerpt != "" {
+			description = *f.Excerpt
+		}
+		ld = append(ld, orderedEntry{"description", PlainText(description)})
+	}
+	return append(ld, orderedEntry{"url", url})
 }
 
 // ldText adds a JSON-LD member when it has a value.
@@ -783,14 +793,6 @@ func ldText(m orderedMap, key, v string) orderedMap {
 		return m
 	}
 	return append(m, orderedEntry{key, v})
-}
-
-// ldDescription is a description as JSON-LD wants it: text without markup.
-func ldDescription(description, excerpt string) string {
-	if excerpt != "" {
-		return PlainText(excerpt)
-	}
-	return PlainText(description)
 }
 
 // resolveLinked turns the raw venue or organizer parameter of an event write into record IDs, in order and

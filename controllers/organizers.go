@@ -121,13 +121,17 @@ func (a *App) OrganizerShape(site Site, o *models.Organizer, viewer Viewer, sing
 }
 
 // OrganizerJSONLD is the organizer as a schema.org Person (reference §1.3, §11.3), also usable as an event's
-// organizer. redacted keeps only the type, name and page.
+// organizer: url is the organizer's website when it has one, else its page. redacted keeps only the type, name and
+// page.
 func (a *App) OrganizerJSONLD(site Site, o *models.Organizer, redacted bool) any {
-	ld := linkedJSONLD("Person", o.Name, linkedURL(site, "organizer", o.Slug))
+	url := linkedURL(site, "organizer", o.Slug)
+	if o.Website != "" && !redacted {
+		url = o.Website // as the captures show: a person's own site
+	}
+	ld := linkedJSONLD("Person", o.Linked(), url, redacted)
 	if redacted {
 		return ld
 	}
-	ld = append(ld, orderedEntry{"description", ldDescription(o.Description, o.Excerpt)})
 	ld = ldText(ld, "telephone", o.Phone)
 	ld = ldText(ld, "email", o.Email)
 	return ldText(ld, "sameAs", o.Website)

@@ -249,11 +249,10 @@ func (a *App) VenueShape(site Site, v *models.Venue, viewer Viewer, single bool)
 // VenueJSONLD is the venue as a schema.org Place (reference §1.2, §11.3), also usable as an event's location.
 // redacted keeps only the type, name and page.
 func (a *App) VenueJSONLD(site Site, v *models.Venue, redacted bool) any {
-	ld := linkedJSONLD("Place", v.Name, linkedURL(site, "venue", v.Slug))
+	ld := linkedJSONLD("Place", v.Linked(), linkedURL(site, "venue", v.Slug), redacted)
 	if redacted {
 		return ld
 	}
-	ld = append(ld, orderedEntry{"description", ldDescription(v.Description, v.Excerpt)})
 	region := v.StateProvince
 	if region == "" {
 		region = v.State

@@ -30,7 +30,8 @@ func TestReadingAnOrganizerMatchesTheCapturedShape(t *testing.T) {
 		}
 		ld := r.JSON(t)["json_ld"].(map[string]any)
 		for key, want := range map[string]any{"@type": "Person", "name": "Organizer 1", "telephone": "555-0200",
-			"email": "org1@example.com", "sameAs": "https://org1.example.com", "description": ""} {
+			"email": "org1@example.com", "sameAs": "https://org1.example.com", "description": "",
+			"url": "https://org1.example.com"} {
 			if ld[key] != want {
 				t.Errorf("json_ld.%s = %v, want %v", key, ld[key], want)
 			}
