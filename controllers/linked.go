@@ -31,8 +31,8 @@ type LinkedInput struct {
 	Excerpt     Opt[string]   `param:"excerpt" doc:"HTML excerpt, sanitised against an allow-list; \"\" clears it."`
 	Status      Opt[string]   `param:"status" enum:"publish,future,draft,pending,private" validate:"omitempty,oneof=publish future draft pending private" doc:"Post status. Users who cannot publish get pending instead of publish or future; a create without a status is publish (draft for them); an update without one keeps the current status, and one with a status restores a trashed record. DELETE moves a record to the trash."`
 	Author      Opt[int64]    `param:"author" validate:"omitempty,gt=0" doc:"ID of the author (an existing user; others than yourself need editor rights). Defaults to the caller."`
-	Date        Opt[string]   `param:"date" doc:"Publication date in the site time zone (any accepted date form, or a Unix timestamp). Defaults to now."`
-	DateUTC     Opt[string]   `param:"date_utc" doc:"Publication date in UTC; wins over date when both are given."`
+	Date        Opt[dateText] `param:"date" doc:"Publication date in the site time zone (any accepted date form, or a Unix timestamp). Defaults to now."`
+	DateUTC     Opt[dateText] `param:"date_utc" doc:"Publication date in UTC; wins over date when both are given."`
 	Image       Opt[ImageRef] `param:"image" doc:"Featured image: the ID of a known image, or an http(s) URL (recorded as an image on first use, nothing is downloaded); \"\" or 0 removes it."`
 	Password    Opt[string]   `param:"password" validate:"omitempty,max=255" doc:"Protects the record: callers who cannot edit it see its details only with this password. \"\" removes it. Never returned."`
 }
@@ -128,6 +128,28 @@ func (a *App) ResolveImage(tx *models.Store, param string, ref ImageRef) (*model
 		return nil, models.InvalidParam(param, fmt.Sprintf("no image has the ID %d", ref.ID))
 	}
 	return img, err
+}
+
+// dateText is a date parameter as sent: a string, or a JSON number holding a Unix timestamp (API.md §3).
+type dateText string
+
+// DecodeParam accepts a string or an integer JSON number.
+func (d *dateText) DecodeParam(raw any) error {
+	if n, ok := raw.(json.Number); ok {
+		if _, err := n.Int64(); err != nil {
+			return errors.New("must be a date or a Unix timestamp")
+		}
+		*d = dateText(n.String())
+		return nil
+	}
+	s, err := DecodeString(raw)
+	*d = dateText(s)
+	return err
+}
+
+// ParamSchema describes a date: a string in an accepted form, or a Unix timestamp.
+func (dateText) ParamSchema() Schema {
+	return Schema{OneOf: []Schema{{Type: "string"}, {Type: "integer"}}}
 }
 
 // mapFlag is a boolean parameter where "" also means false, as the reference reads show_map and show_map_link.
@@ -408,13 +430,13 @@ func setHTML(dst *string, in Opt[string]) {
 func (a *App) assignPublished(f models.LinkedFields, in *LinkedInput, invalid map[string]string) {
 	for _, d := range []struct {
 		param string
-		value Opt[string]
+		value Opt[dateText]
 		loc   *time.Location
 	}{{"date", in.Date, a.Config.Timezone}, {"date_utc", in.DateUTC, time.UTC}} {
 		if !d.value.Set {
 			continue
 		}
-		t, err := ParseDate(d.value.V, time.Now(), d.loc)
+		t, err := ParseDate(string(d.value.V), time.Now(), d.loc)
 		if err != nil {
 			invalid[d.param] = "must be a date: " + err.Error()
 			continue

@@ -731,3 +731,27 @@ func TestNoParameterShapeMakesAServerError(t *testing.T) {
 		}
 	})
 }
+
+func TestPublicationDatesAreReadInTheSiteTimeZoneOrUTC(t *testing.T) {
+	app := NewApp(t, WithEnv("CALENDAR_TIMEZONE", "America/New_York"))
+	token := app.Token(models.RoleEditor)
+	forEachKind(t, func(t *testing.T, k linkedKind) {
+		for _, c := range []struct {
+			extra           map[string]any
+			date, utc, name string
+		}{
+			{map[string]any{"date": "2026-03-01 10:00:00"}, "2026-03-01 10:00:00", "2026-03-01 15:00:00", "local"},
+			{map[string]any{"date_utc": "2026-03-01 10:00:00"}, "2026-03-01 05:00:00", "2026-03-01 10:00:00", "utc"},
+			{map[string]any{"date": 1772377200}, "2026-03-01 10:00:00", "2026-03-01 15:00:00", "timestamp"},
+			{map[string]any{"date": "2026-03-01 10:00:00", "date_utc": "2026-01-01 00:00:00"}, "2025-12-31 19:00:00",
+				"2026-01-01 00:00:00", "both"},
+		} {
+			rec := k.create(t, app, token, c.name, c.extra)
+			if rec["date"] != c.date || rec["date_utc"] != c.utc {
+				t.Errorf("%v gave date %v, date_utc %v; want %s, %s", c.extra, rec["date"], rec["date_utc"], c.date, c.utc)
+			}
+		}
+		app.Do(Request{Method: http.MethodPost, Path: "/" + k.plural, Token: token, Body: "{not json"}).
+			ExpectError(t, http.StatusBadRequest, "rest_invalid_json")
+	})
+}
