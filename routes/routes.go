@@ -25,6 +25,8 @@ func Table(app *controllers.App) []controllers.Route {
 				Respond(http.StatusNotFound, "Error", "Unknown namespace (rest_invalid_namespace)"),
 		}},
 	}
+	table = append(table, controllers.VenueRoutes(app)...)
+	table = append(table, controllers.OrganizerRoutes(app)...)
 	index.Routes = table
 	return table
 }
