@@ -269,3 +269,23 @@ func TestCategoryCapturesReplay(t *testing.T) {
 		expectIDs(t, "slug", itemIDs(t, body, "categories"), ids["Music"])
 	})
 }
+
+func TestCategoryListsRunAConstantNumberOfQueries(t *testing.T) {
+	f := newTermFixture(t, categoryAPI)
+	parent := uint64(0)
+	for i := 0; i < 30; i++ {
+		body := map[string]any{"name": "Level " + strconv.Itoa(i)}
+		if i%3 != 0 {
+			body["parent"] = parent // chains of three levels, so every page needs ancestry
+		}
+		parent = f.idWith(body)
+	}
+	queries := countQueries(t, f.app)
+	for _, perPage := range []int{1, 5, 30} {
+		before := queries.Load()
+		f.list("?hide_empty=0&per_page=" + strconv.Itoa(perPage))
+		if n := queries.Load() - before; n < 2 || n > 3 {
+			t.Fatalf("per_page=%d ran %d queries, want 2 or 3 (count, page, ancestry)", perPage, n)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"testing"
@@ -106,4 +107,35 @@ func TestTagCapturesReplay(t *testing.T) {
 			t.Fatalf("%s", res.Body)
 		}
 	})
+}
+
+func TestTermRoutesAreInTheNamespaceIndex(t *testing.T) {
+	app := NewApp(t)
+	routes := app.Get("/").ExpectStatus(t, http.StatusOK).JSON(t)["routes"].(map[string]any)
+	for path, want := range map[string]struct {
+		methods string
+		parent  bool
+	}{
+		"/calendar/events/v1/categories":             {"[GET POST]", true},
+		`/calendar/events/v1/categories/(?P<id>\d+)`: {"[GET POST PUT PATCH DELETE]", true},
+		"/calendar/events/v1/tags":                   {"[GET POST]", false},
+		`/calendar/events/v1/tags/(?P<id>\d+)`:       {"[GET POST PUT PATCH DELETE]", false},
+	} {
+		route, ok := routes[path].(map[string]any)
+		if !ok {
+			t.Fatalf("the index lacks %s", path)
+		}
+		if got := fmt.Sprint(route["methods"]); got != want.methods {
+			t.Fatalf("%s methods %s, want %s", path, got, want.methods)
+		}
+		hasParent := false
+		for _, e := range route["endpoints"].([]any) {
+			if _, ok := e.(map[string]any)["args"].(map[string]any)["parent"]; ok {
+				hasParent = true
+			}
+		}
+		if hasParent != want.parent {
+			t.Fatalf("%s: parent argument %v, want %v", path, hasParent, want.parent)
+		}
+	}
 }

@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"gorm.io/gorm"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -306,6 +308,7 @@ var termSuite = []struct {
 	{"empty or unusable values are 400 naming each field", testTermBadValues},
 	{"a duplicate name is term_exists with the existing ID", testTermExists},
 	{"slugs are generated and made unique on create", testTermSlugs},
+	{"concurrent creates of one name make one term", testTermConcurrentCreates},
 	{"updates by POST, PUT and PATCH change only what is sent", testTermUpdate},
 	{"an update to a taken slug or name is 400", testTermUpdateClashes},
 	{"unknown IDs are 404 rest_term_invalid and bad paths rest_no_route", testTermNotFound},
@@ -949,28 +952,17 @@ func testTermConcurrentRecount(t *testing.T, api termAPI) {
 	a, b := f.createID("A"), f.createID("B")
 	author := eventAuthor(t, f.app)
 	const writers = 12
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	start := make(chan struct{})
-	for i := 0; i < writers; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			<-start
-			terms := []uint64{a, b}
-			if i%2 == 1 {
-				terms = []uint64{b, a}
-			}
-			errs <- f.app.Store.Tx(context.Background(), func(tx *models.Store) error {
-				return f.linkIn(tx, insertEventIn(t, tx, author, models.StatusPublish), terms...)
-			})
-		}(i)
-	}
-	warmPool(t, f.app, writers)
-	close(start) // all at once, so that their transactions overlap
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	errs := make([]error, writers)
+	concurrently(t, f.app, writers, func(i int) {
+		terms := []uint64{a, b}
+		if i%2 == 1 {
+			terms = []uint64{b, a}
+		}
+		errs[i] = f.app.Store.Tx(context.Background(), func(tx *models.Store) error {
+			return f.linkIn(tx, insertEventIn(t, tx, author, models.StatusPublish), terms...)
+		})
+	})
+	for _, err := range errs {
 		if err != nil {
 			t.Fatalf("a concurrent event write failed: %v", err)
 		}
@@ -1048,23 +1040,13 @@ func testTermConcurrentResolve(t *testing.T, api termAPI) {
 	const writers = 12
 	results := make([][]uint64, writers)
 	errs := make([]error, writers)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := 0; i < writers; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			<-start
-			refs := []string{"Fresh Name", "Second Fresh"}
-			if i%2 == 1 {
-				refs = []string{"second fresh", "FRESH NAME"}
-			}
-			results[i], errs[i] = f.resolve(refs...)
-		}(i)
-	}
-	warmPool(t, f.app, writers)
-	close(start) // all at once, so that their transactions overlap
-	wg.Wait()
+	concurrently(t, f.app, writers, func(i int) {
+		refs := []string{"Fresh Name", "Second Fresh"}
+		if i%2 == 1 {
+			refs = []string{"second fresh", "FRESH NAME"}
+		}
+		results[i], errs[i] = f.resolve(refs...)
+	})
 	for i := range results {
 		if errs[i] != nil {
 			t.Fatalf("writer %d: %v", i, errs[i])
@@ -1105,6 +1087,25 @@ func testTermFilterIDs(t *testing.T, api termAPI) {
 	}
 }
 
+// concurrently runs fn(0) … fn(n-1) in goroutines released all at once, so that their transactions overlap, and
+// waits for them.
+func concurrently(t *testing.T, app *App, n int, fn func(i int)) {
+	t.Helper()
+	warmPool(t, app, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			<-start
+			fn(i)
+		}(i)
+	}
+	close(start)
+	wg.Wait()
+}
+
 // warmPool opens n PostgreSQL connections ahead of a concurrency test, so that its transactions overlap instead of
 // the first finishing while the others still connect. (SQLite's pool is small and its writers serial anyway.)
 func warmPool(t *testing.T, app *App, n int) {
@@ -1122,5 +1123,50 @@ func warmPool(t *testing.T, app *App, n int) {
 	}
 	for _, c := range conns {
 		_ = c.Close()
+	}
+}
+
+// countQueries counts the statements the app's database runs from now on.
+func countQueries(t *testing.T, app *App) *atomic.Int64 {
+	t.Helper()
+	var n atomic.Int64
+	count := func(*gorm.DB) { n.Add(1) }
+	cb := app.Store.DB().Callback()
+	for name, err := range map[string]error{
+		"query": cb.Query().After("gorm:query").Register("tests:count_query", count),
+		"row":   cb.Row().After("gorm:row").Register("tests:count_row", count),
+		"raw":   cb.Raw().After("gorm:raw").Register("tests:count_raw", count),
+	} {
+		if err != nil {
+			t.Fatalf("registering the %s callback: %v", name, err)
+		}
+	}
+	return &n
+}
+
+func testTermConcurrentCreates(t *testing.T, api termAPI) {
+	f := newTermFixture(t, api)
+	const writers = 8
+	statuses := make([]int, writers)
+	concurrently(t, f.app, writers, func(i int) {
+		name := "Same Name"
+		if i%2 == 1 {
+			name = "SAME NAME"
+		}
+		statuses[i] = f.app.Do(Request{Method: http.MethodPost, Path: api.path, Token: f.token,
+			Body: map[string]any{"name": name}}).Status
+	})
+	created := 0
+	for _, s := range statuses {
+		switch s {
+		case http.StatusCreated:
+			created++
+		case http.StatusBadRequest:
+		default:
+			t.Fatalf("statuses %v: want one 201 and 400 term_exists for the others", statuses)
+		}
+	}
+	if created != 1 || len(f.listIDs("?hide_empty=0")) != 1 {
+		t.Fatalf("statuses %v", statuses)
 	}
 }
