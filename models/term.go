@@ -477,11 +477,7 @@ func (tax *Taxonomy) existsError(id uint64) *Error {
 		Data: map[string]any{"term_id": id}, AdditionalData: []any{id, id}}
 }
 
-// MissingTermIDs returns those of ids that are not terms of tax, in the order given.
-func (s *Store) MissingTermIDs(tax *Taxonomy, ids []uint64) ([]uint64, error) {
-	return s.missingIDs(tax.table, ids)
-}
-
+// missingIDs returns those of ids that no row of table has, in the order given, each once.
 func (s *Store) missingIDs(table string, ids []uint64) ([]uint64, error) {
 	if len(ids) == 0 {
 		return nil, nil
