@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -213,17 +212,4 @@ func (a *App) statementsDuring(fn func()) int {
 	}()
 	fn()
 	return int(n.Load())
-}
-
-// concurrently runs fn(0) … fn(n-1) at the same time and waits for all of them.
-func concurrently(n int, fn func(i int)) {
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(i)
-		}()
-	}
-	wg.Wait()
 }

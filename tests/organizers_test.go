@@ -446,7 +446,7 @@ func TestConcurrentIdenticalInlineRecordsBecomeOne(t *testing.T) {
 		const n = 8
 		results := make([][]uint64, n)
 		errs := make([]error, n)
-		concurrently(n, func(i int) {
+		concurrently(t, app, n, func(i int) {
 			// Two names in opposite orders: the locks are taken in one order whatever the input order.
 			raw := fmt.Sprintf(`[{"%[1]s": "Same"}, {"%[1]s": "Twin"}]`, k.name)
 			if i%2 == 1 {

@@ -286,7 +286,7 @@ func TestIdenticalCreatesAtTheSameTimeMakeOneRecord(t *testing.T) {
 		const n = 8
 		statuses := make([]int, n)
 		ids := make([]uint64, n)
-		concurrently(n, func(i int) {
+		concurrently(t, app, n, func(i int) {
 			r := app.Do(Request{Method: http.MethodPost, Path: "/" + k.plural, Token: token,
 				Body: map[string]any{k.name: "Crowded", "phone": "7"}})
 			statuses[i] = r.Status
