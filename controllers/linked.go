@@ -1034,75 +1034,8 @@ func (c *coordinate) DecodeParam(raw any) error {
 // ParamSchema describes a coordinate as a number.
 func (coordinate) ParamSchema() Schema { return Schema{Type: "number", Format: "double"} }
 
-// linkedEndpoints are the handlers of one kind's routes, before documentation.
-type linkedEndpoints struct {
-	list, create                           Endpoint
-	read, update, remove                   Endpoint
-	readBySlug, updateBySlug, removeBySlug Endpoint
-}
-
-// linkedRoutes documents and lists one kind's routes: the collection, the item by ID and the item by slug.
-func linkedRoutes(name, plural, schema string, e linkedEndpoints) []Route {
-	a := "a " + name
-	if strings.HasPrefix(name, "o") {
-		a = "an " + name
-	}
-	item := func(read, update, remove Endpoint, by string) []Endpoint {
-		return []Endpoint{
-			read.Doc("Read "+a+" "+by, "Records that are not published need read rights (403 "+name+
-				"-not-accessible, also for trashed ones). A password-protected "+name+" comes back with its details "+
-				"blanked (its name stays visible) unless password matches or the caller can edit it. Includes json_ld.").
-				Respond(http.StatusOK, schema, "The "+name).
-				Respond(http.StatusForbidden, "Error", name+"-not-accessible").
-				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)"),
-			update.Authenticated().Doc("Update "+a+" "+by, "POST, PUT and PATCH take the same parameters; omitted "+
-				"parameters are unchanged and \"\" clears an optional one. The slug does not follow renames. Needs "+
-				"edit rights on the "+name+"; a status restores a trashed one.").
-				Respond(http.StatusOK, schema, "The updated "+name).
-				Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
-				Respond(http.StatusUnauthorized, "Error", "No credentials").
-				Respond(http.StatusForbidden, "Error", "Not allowed to edit this "+name).
-				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)"),
-			remove.Authenticated().Doc("Delete "+a+" "+by, "Moves the "+name+" to the trash (200 with status "+
-				"trash); a second delete is 410 "+name+"-is-in-trash; force=true deletes it for good (200 with the "+
-				name+" as it was). Either way it is unlinked, and only it, from every event.").
-				Respond(http.StatusOK, schema, "The trashed or deleted "+name).
-				Respond(http.StatusUnauthorized, "Error", "No credentials").
-				Respond(http.StatusForbidden, "Error", "Not allowed to delete this "+name).
-				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)").
-				Respond(http.StatusGone, "Error", "Already in the trash ("+name+"-is-in-trash)"),
-		}
-	}
-	return []Route{
-		{Path: "/" + plural, Endpoints: []Endpoint{
-			e.list.Doc("List "+plural, "Newest first (publication date). Visitors see published "+plural+" only and "+
-				"may only ask for status=publish; contributors and above see every status but trash (others' private "+
-				"ones only with read_private rights) and may ask for any. search matches when every word fragment "+
-				"appears, ignoring case, in one of the searched fields ("+strings.Join(linkedSearchedFields[name], ", ")+
-				"). has_events=true keeps "+plural+" linked to an event that is not a draft, pending or trashed, false "+
-				"exactly the others; only_with_upcoming=true keeps those linked to an event you may see that has not "+
-				"started; event keeps those linked to that event (400 if it does not exist). Filters combine; total "+
-				"and X-TEC-Total count them all. A page past the last is 404 "+name+"-archive-page-not-found.").
-				Respond(http.StatusOK, schema+"List", "One page of "+plural).
-				Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
-				Respond(http.StatusNotFound, "Error", "A page past the last ("+name+"-archive-page-not-found)"),
-			e.create.Require(name).Authenticated().Doc("Create "+a, "Contributors and above. A "+name+" identical "+
-				"to one you can read that is not in the trash (the same name ignoring case, and the same value for "+
-				"every parameter sent) is returned with 200 instead of being created again; any difference makes a "+
-				"new "+name+" (201 with Location). The slug comes from the name, made unique with -2, -3, ….").
-				Respond(http.StatusCreated, schema, "The new "+name).
-				Respond(http.StatusOK, schema, "An identical "+name+" that already existed").
-				Respond(http.StatusBadRequest, "Error", "A missing or bad parameter").
-				Respond(http.StatusUnauthorized, "Error", "No credentials").
-				Respond(http.StatusForbidden, "Error", "Not allowed to create "+plural),
-		}},
-		{Path: "/" + plural + "/:id", Endpoints: item(e.read, e.update, e.remove, "by ID")},
-		{Path: "/" + plural + "/by-slug/:slug", Endpoints: item(e.readBySlug, e.updateBySlug, e.removeBySlug, "by slug")},
-	}
-}
-
-// linkedSearchedFields are the fields list search looks at, by kind (reference §8.2), for the documentation.
-var linkedSearchedFields = map[string][]string{
+// LinkedSearchedFields are the fields list search looks at, by kind (reference §8.2), for the documentation.
+var LinkedSearchedFields = map[string][]string{
 	"venue":     {"venue", "description", "excerpt", "address", "city", "province", "state", "stateprovince", "zip", "phone"},
 	"organizer": {"organizer", "description", "excerpt", "phone", "email", "website"},
 }

@@ -136,13 +136,3 @@ func (a *App) OrganizerJSONLD(site Site, o *models.Organizer, redacted bool) any
 	ld = ldText(ld, "email", o.Email)
 	return ldText(ld, "sameAs", o.Website)
 }
-
-// OrganizerRoutes are the organizer routes for the route table (seed §4).
-func OrganizerRoutes(app *App) []Route {
-	oc := OrganizerController{app}
-	return linkedRoutes("organizer", "organizers", "Organizer", linkedEndpoints{
-		list: Get(oc.List), create: Post(oc.Create),
-		read: Get(oc.Read), update: Update(oc.Update), remove: Delete(oc.Delete),
-		readBySlug: Get(oc.ReadBySlug), updateBySlug: Update(oc.UpdateBySlug), removeBySlug: Delete(oc.DeleteBySlug),
-	})
-}

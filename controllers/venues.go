@@ -272,13 +272,3 @@ func (a *App) VenueJSONLD(site Site, v *models.Venue, redacted bool) any {
 	ld = ldText(ld, "telephone", v.Phone)
 	return ldText(ld, "sameAs", v.Website)
 }
-
-// VenueRoutes are the venue routes for the route table (seed §4).
-func VenueRoutes(app *App) []Route {
-	vc := VenueController{app}
-	return linkedRoutes("venue", "venues", "Venue", linkedEndpoints{
-		list: Get(vc.List), create: Post(vc.Create),
-		read: Get(vc.Read), update: Update(vc.Update), remove: Delete(vc.Delete),
-		readBySlug: Get(vc.ReadBySlug), updateBySlug: Update(vc.UpdateBySlug), removeBySlug: Delete(vc.DeleteBySlug),
-	})
-}

@@ -25,11 +25,98 @@ func Table(app *controllers.App) []controllers.Route {
 				Respond(http.StatusNotFound, "Error", "Unknown namespace (rest_invalid_namespace)"),
 		}},
 	}
-	table = append(table, controllers.VenueRoutes(app)...)
-	table = append(table, controllers.OrganizerRoutes(app)...)
+	table = append(table, venueRoutes(app)...)
+	table = append(table, organizerRoutes(app)...)
 	table = append(table, termRoutes(app)...)
 	index.Routes = table
 	return table
+}
+
+// linkedEndpoints are the handlers of one kind's routes, before documentation.
+type linkedEndpoints struct {
+	list, create                           controllers.Endpoint
+	read, update, remove                   controllers.Endpoint
+	readBySlug, updateBySlug, removeBySlug controllers.Endpoint
+}
+
+// linkedRoutes documents and lists one kind's routes: the collection, the item by ID and the item by slug.
+func linkedRoutes(name, plural, schema string, e linkedEndpoints) []controllers.Route {
+	a := "a " + name
+	if strings.HasPrefix(name, "o") {
+		a = "an " + name
+	}
+	item := func(read, update, remove controllers.Endpoint, by string) []controllers.Endpoint {
+		return []controllers.Endpoint{
+			read.Doc("Read "+a+" "+by, "Records that are not published need read rights (403 "+name+
+				"-not-accessible, also for trashed ones). A password-protected "+name+" comes back with its details "+
+				"blanked (its name stays visible) unless password matches or the caller can edit it. Includes json_ld.").
+				Respond(http.StatusOK, schema, "The "+name).
+				Respond(http.StatusForbidden, "Error", name+"-not-accessible").
+				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)"),
+			update.Authenticated().Doc("Update "+a+" "+by, "POST, PUT and PATCH take the same parameters; omitted "+
+				"parameters are unchanged and \"\" clears an optional one. The slug does not follow renames. Needs "+
+				"edit rights on the "+name+"; a status restores a trashed one.").
+				Respond(http.StatusOK, schema, "The updated "+name).
+				Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
+				Respond(http.StatusUnauthorized, "Error", "No credentials").
+				Respond(http.StatusForbidden, "Error", "Not allowed to edit this "+name).
+				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)"),
+			remove.Authenticated().Doc("Delete "+a+" "+by, "Moves the "+name+" to the trash (200 with status "+
+				"trash); a second delete is 410 "+name+"-is-in-trash; force=true deletes it for good (200 with the "+
+				name+" as it was). Either way it is unlinked, and only it, from every event.").
+				Respond(http.StatusOK, schema, "The trashed or deleted "+name).
+				Respond(http.StatusUnauthorized, "Error", "No credentials").
+				Respond(http.StatusForbidden, "Error", "Not allowed to delete this "+name).
+				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)").
+				Respond(http.StatusGone, "Error", "Already in the trash ("+name+"-is-in-trash)"),
+		}
+	}
+	return []controllers.Route{
+		{Path: "/" + plural, Endpoints: []controllers.Endpoint{
+			e.list.Doc("List "+plural, "Newest first (publication date). Visitors see published "+plural+" only and "+
+				"may only ask for status=publish; contributors and above see every status but trash (others' private "+
+				"ones only with read_private rights) and may ask for any. search matches when every word fragment "+
+				"appears, ignoring case, in one of the searched fields ("+strings.Join(controllers.LinkedSearchedFields[name], ", ")+
+				"). has_events=true keeps "+plural+" linked to an event that is not a draft, pending or trashed, false "+
+				"exactly the others; only_with_upcoming=true keeps those linked to an event you may see that has not "+
+				"started; event keeps those linked to that event (400 if it does not exist). Filters combine; total "+
+				"and X-TEC-Total count them all. A page past the last is 404 "+name+"-archive-page-not-found.").
+				Respond(http.StatusOK, schema+"List", "One page of "+plural).
+				Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
+				Respond(http.StatusNotFound, "Error", "A page past the last ("+name+"-archive-page-not-found)"),
+			e.create.Require(name).Authenticated().Doc("Create "+a, "Contributors and above. A "+name+" identical "+
+				"to one you can read that is not in the trash (the same name ignoring case, and the same value for "+
+				"every parameter sent) is returned with 200 instead of being created again; any difference makes a "+
+				"new "+name+" (201 with Location). The slug comes from the name, made unique with -2, -3, ….").
+				Respond(http.StatusCreated, schema, "The new "+name).
+				Respond(http.StatusOK, schema, "An identical "+name+" that already existed").
+				Respond(http.StatusBadRequest, "Error", "A missing or bad parameter").
+				Respond(http.StatusUnauthorized, "Error", "No credentials").
+				Respond(http.StatusForbidden, "Error", "Not allowed to create "+plural),
+		}},
+		{Path: "/" + plural + "/:id", Endpoints: item(e.read, e.update, e.remove, "by ID")},
+		{Path: "/" + plural + "/by-slug/:slug", Endpoints: item(e.readBySlug, e.updateBySlug, e.removeBySlug, "by slug")},
+	}
+}
+
+// VenueRoutes are the venue routes for the route table (seed §4).
+func venueRoutes(app *controllers.App) []controllers.Route {
+	vc := controllers.VenueController{App: app}
+	return linkedRoutes("venue", "venues", "Venue", linkedEndpoints{
+		list: controllers.Get(vc.List), create: controllers.Post(vc.Create),
+		read: controllers.Get(vc.Read), update: controllers.Update(vc.Update), remove: controllers.Delete(vc.Delete),
+		readBySlug: controllers.Get(vc.ReadBySlug), updateBySlug: controllers.Update(vc.UpdateBySlug), removeBySlug: controllers.Delete(vc.DeleteBySlug),
+	})
+}
+
+// OrganizerRoutes are the organizer routes for the route table (seed §4).
+func organizerRoutes(app *controllers.App) []controllers.Route {
+	oc := controllers.OrganizerController{App: app}
+	return linkedRoutes("organizer", "organizers", "Organizer", linkedEndpoints{
+		list: controllers.Get(oc.List), create: controllers.Post(oc.Create),
+		read: controllers.Get(oc.Read), update: controllers.Update(oc.Update), remove: controllers.Delete(oc.Delete),
+		readBySlug: controllers.Get(oc.ReadBySlug), updateBySlug: controllers.Update(oc.UpdateBySlug), removeBySlug: controllers.Delete(oc.DeleteBySlug),
+	})
 }
 
 // termRoutes are the category and tag routes (reference §1.4, §2.3, §8.3; API.md decides 404 for unknown IDs).
