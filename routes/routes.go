@@ -33,9 +33,187 @@ func Table(app *controllers.App) []controllers.Route {
 				Respond(http.StatusOK, "OpenAPIDocument", "The OpenAPI 3 document of the interface"),
 		}},
 	}
+	table = append(table, venueRoutes(app)...)
+	table = append(table, organizerRoutes(app)...)
+	table = append(table, termRoutes(app)...)
 	index.Routes = table
 	doc.Routes = table
 	return table
+}
+
+// linkedEndpoints are the handlers of one kind's routes, before documentation.
+type linkedEndpoints struct {
+	list, create                           controllers.Endpoint
+	read, update, remove                   controllers.Endpoint
+	readBySlug, updateBySlug, removeBySlug controllers.Endpoint
+}
+
+// linkedRoutes documents and lists one kind's routes: the collection, the item by ID and the item by slug.
+func linkedRoutes(name, plural, schema string, e linkedEndpoints) []controllers.Route {
+	a := "a " + name
+	if strings.HasPrefix(name, "o") {
+		a = "an " + name
+	}
+	item := func(read, update, remove controllers.Endpoint, by string) []controllers.Endpoint {
+		return []controllers.Endpoint{
+			read.Doc("Read "+a+" "+by, "Records that are not published need read rights (403 "+name+
+				"-not-accessible, also for trashed ones). A password-protected "+name+" comes back with its details "+
+				"blanked (its name stays visible) unless password matches or the caller can edit it. Includes json_ld.").
+				Respond(http.StatusOK, schema, "The "+name).
+				Respond(http.StatusForbidden, "Error", name+"-not-accessible").
+				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)"),
+			update.Authenticated().Doc("Update "+a+" "+by, "POST, PUT and PATCH take the same parameters; omitted "+
+				"parameters are unchanged and \"\" clears an optional one. The slug does not follow renames. Needs "+
+				"edit rights on the "+name+"; a status restores a trashed one.").
+				Respond(http.StatusOK, schema, "The updated "+name).
+				Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
+				Respond(http.StatusUnauthorized, "Error", "No credentials").
+				Respond(http.StatusForbidden, "Error", "Not allowed to edit this "+name).
+				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)"),
+			remove.Authenticated().Doc("Delete "+a+" "+by, "Moves the "+name+" to the trash (200 with status "+
+				"trash); a second delete is 410 "+name+"-is-in-trash; force=true deletes it for good (200 with the "+
+				name+" as it was). Either way it is unlinked, and only it, from every event.").
+				Respond(http.StatusOK, schema, "The trashed or deleted "+name).
+				Respond(http.StatusUnauthorized, "Error", "No credentials").
+				Respond(http.StatusForbidden, "Error", "Not allowed to delete this "+name).
+				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)").
+				Respond(http.StatusGone, "Error", "Already in the trash ("+name+"-is-in-trash)"),
+		}
+	}
+	return []controllers.Route{
+		{Path: "/" + plural, Endpoints: []controllers.Endpoint{
+			e.list.Doc("List "+plural, "Newest first (publication date). Visitors see published "+plural+" only and "+
+				"may only ask for status=publish; contributors and above see every status but trash (others' private "+
+				"ones only with read_private rights) and may ask for any. search matches when every word fragment "+
+				"appears, ignoring case, in one of the searched fields ("+strings.Join(controllers.LinkedSearchedFields[name], ", ")+
+				"). has_events=true keeps "+plural+" linked to an event that is not a draft, pending or trashed, false "+
+				"exactly the others; only_with_upcoming=true keeps those linked to an event you may see that has not "+
+				"started; event keeps those linked to that event (400 if it does not exist). Filters combine; total "+
+				"and X-TEC-Total count them all. A page past the last is 404 "+name+"-archive-page-not-found.").
+				Respond(http.StatusOK, schema+"List", "One page of "+plural).
+				Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
+				Respond(http.StatusNotFound, "Error", "A page past the last ("+name+"-archive-page-not-found)"),
+			e.create.Require(name).Authenticated().Doc("Create "+a, "Contributors and above. A "+name+" identical "+
+				"to one you can read that is not in the trash (the same name ignoring case, and the same value for "+
+				"every parameter sent) is returned with 200 instead of being created again; any difference makes a "+
+				"new "+name+" (201 with Location). The slug comes from the name, made unique with -2, -3, ….").
+				Respond(http.StatusCreated, schema, "The new "+name).
+				Respond(http.StatusOK, schema, "An identical "+name+" that already existed").
+				Respond(http.StatusBadRequest, "Error", "A missing or bad parameter").
+				Respond(http.StatusUnauthorized, "Error", "No credentials").
+				Respond(http.StatusForbidden, "Error", "Not allowed to create "+plural),
+		}},
+		{Path: "/" + plural + "/:id", Endpoints: item(e.read, e.update, e.remove, "by ID")},
+		{Path: "/" + plural + "/by-slug/:slug", Endpoints: item(e.readBySlug, e.updateBySlug, e.removeBySlug, "by slug")},
+	}
+}
+
+// VenueRoutes are the venue routes for the route table (seed §4).
+func venueRoutes(app *controllers.App) []controllers.Route {
+	vc := controllers.VenueController{App: app}
+	return linkedRoutes("venue", "venues", "Venue", linkedEndpoints{
+		list: controllers.Get(vc.List), create: controllers.Post(vc.Create),
+		read: controllers.Get(vc.Read), update: controllers.Update(vc.Update), remove: controllers.Delete(vc.Delete),
+		readBySlug: controllers.Get(vc.ReadBySlug), updateBySlug: controllers.Update(vc.UpdateBySlug), removeBySlug: controllers.Delete(vc.DeleteBySlug),
+	})
+}
+
+// OrganizerRoutes are the organizer routes for the route table (seed §4).
+func organizerRoutes(app *controllers.App) []controllers.Route {
+	oc := controllers.OrganizerController{App: app}
+	return linkedRoutes("organizer", "organizers", "Organizer", linkedEndpoints{
+		list: controllers.Get(oc.List), create: controllers.Post(oc.Create),
+		read: controllers.Get(oc.Read), update: controllers.Update(oc.Update), remove: controllers.Delete(oc.Delete),
+		readBySlug: controllers.Get(oc.ReadBySlug), updateBySlug: controllers.Update(oc.UpdateBySlug), removeBySlug: controllers.Delete(oc.DeleteBySlug),
+	})
+}
+
+// termRoutes are the category and tag routes (reference §1.4, §2.3, §8.3; API.md decides 404 for unknown IDs).
+func termRoutes(app *controllers.App) []controllers.Route {
+	categories := controllers.CategoryController{App: app}
+	tags := controllers.TagController{App: app}
+	return []controllers.Route{
+		{Path: "/categories", Endpoints: []controllers.Endpoint{
+			termList(controllers.Get(categories.List), "categories",
+				" `parent` keeps the direct children of a category (it must exist).").
+				Respond(http.StatusOK, "CategoryList", "One page of categories"),
+			termCreate(controllers.Post(categories.Create), "category",
+				"Creates a category. Needs the author role or above. `parent` must be an existing category (0: top level).").
+				Respond(http.StatusCreated, "Category", "The category created"),
+		}},
+		{Path: "/categories/:id", Endpoints: []controllers.Endpoint{
+			termGet(controllers.Get(categories.Get), "category").
+				Respond(http.StatusOK, "Category", "The category"),
+			termUpdate(controllers.Update(categories.Update), "category",
+				"Changes the fields sent; omitted fields stay. Needs the author role or above. A new parent must exist "+
+					"and must not be the category itself or one of its descendants.").
+				Respond(http.StatusOK, "Category", "The category as updated"),
+			termDelete(controllers.Delete(categories.Delete), "category",
+				"Deletes the category for good: events lose it and its children move to its parent. Needs the author "+
+					"role or above.").
+				Respond(http.StatusOK, "Category", "The category as it was before the delete").
+				Respond(http.StatusConflict, "Error", "A child would move next to a category of the same name (rest_cannot_delete)"),
+		}},
+		{Path: "/tags", Endpoints: []controllers.Endpoint{
+			termList(controllers.Get(tags.List), "tags", "").
+				Respond(http.StatusOK, "TagList", "One page of tags"),
+			termCreate(controllers.Post(tags.Create), "tag", "Creates a tag. Needs the editor role or above.").
+				Respond(http.StatusCreated, "Tag", "The tag created"),
+		}},
+		{Path: "/tags/:id", Endpoints: []controllers.Endpoint{
+			termGet(controllers.Get(tags.Get), "tag").
+				Respond(http.StatusOK, "Tag", "The tag"),
+			termUpdate(controllers.Update(tags.Update), "tag",
+				"Changes the fields sent; omitted fields stay. Needs the editor role or above.").
+				Respond(http.StatusOK, "Tag", "The tag as updated"),
+			termDelete(controllers.Delete(tags.Delete), "tag",
+				"Deletes the tag for good: events lose it. Needs the editor role or above.").
+				Respond(http.StatusOK, "Tag", "The tag as it was before the delete"),
+		}},
+	}
+}
+
+// termList, termGet, termCreate, termUpdate and termDelete add the documentation both taxonomies share.
+func termList(e controllers.Endpoint, plural, extra string) controllers.Endpoint {
+	return e.Doc("List event "+plural, "Reads are public. Ordered by name (case-insensitive) unless `orderby` says "+
+		"otherwise; `hide_empty` (default true) leaves out terms no published event has; `count` is the number of "+
+		"published events with the term. The body is `{rest_url, total, total_pages, "+plural+", next_rest_url?, "+
+		"previous_rest_url?}` with X-TEC-Total, X-TEC-TotalPages and an RFC 8288 Link header; the navigation links "+
+		"repeat the filters sent. A page past the last is an empty 200."+extra).
+		Respond(http.StatusBadRequest, "Error", "A parameter is invalid or names a record that does not exist (rest_invalid_param)")
+}
+
+func termGet(e controllers.Endpoint, kind string) controllers.Endpoint {
+	return e.Doc("Read an event "+kind, "The "+kind+" with this term ID. Reads are public.").
+		Respond(http.StatusNotFound, "Error", "No "+kind+" has this ID (rest_term_invalid)")
+}
+
+func termCreate(e controllers.Endpoint, kind, description string) controllers.Endpoint {
+	return termWrite(e.Require("name"), kind, "Create an event "+kind, description+" A name already used under the "+
+		"same parent (case-insensitive) is 400 term_exists with the existing term's ID in data.term_id; the slug, "+
+		"given or made from the name, is made unique.")
+}
+
+func termUpdate(e controllers.Endpoint, kind, description string) controllers.Endpoint {
+	return termWrite(e, kind, "Update an event "+kind, description+" A name already used under the same parent is "+
+		"400 term_exists; a slug another term uses is 400 duplicate_term_slug naming slug.").
+		Respond(http.StatusNotFound, "Error", "No "+kind+" has this ID (rest_term_invalid)")
+}
+
+func termDelete(e controllers.Endpoint, kind, description string) controllers.Endpoint {
+	return termAuth(e, kind).Doc("Delete an event "+kind, description).
+		Respond(http.StatusNotFound, "Error", "No "+kind+" has this ID (rest_term_invalid)")
+}
+
+func termWrite(e controllers.Endpoint, kind, summary, description string) controllers.Endpoint {
+	return termAuth(e, kind).Doc(summary, description+" Validation errors (400) come before permission errors (403).").
+		Respond(http.StatusBadRequest, "Error", "A parameter is missing or invalid, or the name or slug is taken")
+}
+
+func termAuth(e controllers.Endpoint, kind string) controllers.Endpoint {
+	return e.Authenticated().
+		Respond(http.StatusUnauthorized, "Error", "No credentials, or bad ones (rest_forbidden)").
+		Respond(http.StatusForbidden, "Error", "The caller's role may not manage "+kind+"s (rest_forbidden)")
 }
 
 // New builds the HTTP handler of the whole service: probes and metrics at the server root, the API under its

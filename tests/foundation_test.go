@@ -223,3 +223,12 @@ func TestEnumeratedParametersAreChecked(t *testing.T) {
 		t.Fatalf("the error does not name context: %v", body)
 	}
 }
+
+func TestPagingRejectsZeroAndNegativeValues(t *testing.T) {
+	app := NewApp(t)
+	for _, list := range []string{"/venues", "/organizers", "/categories", "/tags"} {
+		for _, q := range []string{"page=0", "per_page=0", "page=-1", "per_page=abc"} {
+			app.Get(list+"?"+q).ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
+		}
+	}
+}

@@ -416,3 +416,42 @@ func truncate(b []byte, n int) string {
 	}
 	return string(b[:n]) + "…"
 }
+
+// concurrently runs fn(0) … fn(n-1) in goroutines released all at once, so that their transactions overlap, and
+// waits for them.
+func concurrently(t *testing.T, app *App, n int, fn func(i int)) {
+	t.Helper()
+	warmPool(t, app, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			<-start
+			fn(i)
+		}(i)
+	}
+	close(start)
+	wg.Wait()
+}
+
+// warmPool opens n PostgreSQL connections ahead of a concurrency test, so that its transactions overlap instead of
+// the first finishing while the others still connect. (SQLite's pool is small and its writers serial anyway.)
+func warmPool(t *testing.T, app *App, n int) {
+	t.Helper()
+	if app.Store.Dialect() != models.Postgres {
+		return
+	}
+	conns := make([]*sql.Conn, 0, n)
+	for i := 0; i < n; i++ {
+		c, err := app.Store.SQLDB().Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	for _, c := range conns {
+		_ = c.Close()
+	}
+}
