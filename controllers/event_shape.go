@@ -78,7 +78,7 @@ func (s eventShaper) RestURL(e *models.Event) string {
 	return s.site.Root + "/events/" + strconv.FormatUint(e.ID, 10)
 }
 
-// record maps e to its API shape. single adds json_ld; redaction applies to protected events the viewer may not
+// record maps e to its API shape. single adds json_ld (not for password-protected events); redaction applies to protected events the viewer may not
 // see in full (reference §1.6), which only happens in lists.
 func (s eventShaper) record(e *models.Event, single bool) EventRecord {
 	siteLoc := s.app.Config.Timezone
@@ -137,7 +137,8 @@ func (s eventShaper) record(e *models.Event, single bool) EventRecord {
 		Organizer:           []any{},
 		CustomFields:        []any{},
 	}
-	if single {
+	if single && !e.HasPassword() {
+		// Search engines get nothing of a protected event, as the reference's JSON-LD skips protected posts.
 		r.JSONLD = s.jsonLD(e, &r)
 	}
 	return r
