@@ -452,11 +452,19 @@ func validateStruct(in any) map[string]string {
 }
 
 // optValue hands validator the value of an Opt that was sent, and nil for one that was not (so omitempty skips it).
+// Numbers are handed as pointers: validator's omitempty then skips only numbers that were not sent, so that a sent
+// 0 meets its constraints (page=0 is 400); a sent "" is still skipped, so that "" can clear a validated string.
 func optValue(v reflect.Value) any {
 	if !v.FieldByName("Set").Bool() {
 		return nil
 	}
-	return v.FieldByName("V").Interface()
+	value := v.FieldByName("V")
+	if k := value.Kind(); k == reflect.Int64 || k == reflect.Float64 {
+		p := reflect.New(value.Type())
+		p.Elem().Set(value)
+		return p.Interface()
+	}
+	return value.Interface()
 }
 
 func reason(fe validator.FieldError) string {

@@ -30,12 +30,8 @@ func Slugify(text, fallback string) string {
 // transaction-scoped advisory lock on (table, base), so concurrent writers of the same base queue instead of
 // colliding; SQLite already serialises write transactions.
 func (s *Store) UniqueSlug(table, base string, exceptID uint64) (string, error) {
-	if s.dialect == Postgres {
-		h := fnv.New64a()
-		_, _ = h.Write([]byte(table + "\x00" + base))
-		if err := s.db.Exec("SELECT pg_advisory_xact_lock(?)", int64(h.Sum64())).Error; err != nil {
-			return "", err
-		}
+	if err := s.lockSlug(slugLockKey(table, base)); err != nil {
+		return "", err
 	}
 	var taken []string
 	err := s.db.Table(table).Where("(slug = ? OR slug LIKE ?) AND id <> ?", base, base+"-%", exceptID).
@@ -59,4 +55,21 @@ func (s *Store) UniqueSlug(table, base string, exceptID uint64) (string, error) 
 			return "", fmt.Errorf("no free slug for %q", base)
 		}
 	}
+}
+
+// slugLockKey is the advisory-lock key of a slug base within a table.
+func slugLockKey(table, base string) int64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(table + "\x00" + base))
+	return int64(h.Sum64())
+}
+
+// lockSlug takes the transaction-scoped advisory lock with this key on PostgreSQL (a no-op on SQLite, which
+// serialises write transactions). PostgreSQL advisory locks are re-entrant within a session, so taking one twice
+// in a transaction is harmless.
+func (s *Store) lockSlug(key int64) error {
+	if s.dialect != Postgres {
+		return nil
+	}
+	return s.db.Exec("SELECT pg_advisory_xact_lock(?)", key).Error
 }

@@ -48,7 +48,7 @@ func Open(driver, dsn string) (*Store, error) {
 	var dialector gorm.Dialector
 	switch driver {
 	case SQLite:
-		dialector = sqlite.Open(sqliteDSN(dsn))
+		dialector = sqlite.New(sqlite.Config{DriverName: sqliteDriverName, DSN: sqliteDSN(dsn)})
 	case Postgres:
 		dialector = postgres.New(postgres.Config{DSN: dsn})
 	default:

@@ -24,8 +24,10 @@ type Venue struct {
 	Phone         string `gorm:"not null;default:''"`
 	Website       string `gorm:"not null;default:''"`
 	StateProvince string `gorm:"column:stateprovince;not null;default:''"`
-	ShowMap       bool   `gorm:"not null;default:true"`
-	ShowMapLink   bool   `gorm:"not null;default:true"`
+	// ShowMap and ShowMapLink default to true in the schema; the model carries no default so that GORM writes a
+	// false value instead of leaving the column to its default.
+	ShowMap     bool `gorm:"not null"`
+	ShowMapLink bool `gorm:"not null"`
 	// GeoLat and GeoLng are the venue's coordinates; both or neither are set.
 	GeoLat      *float64
 	GeoLng      *float64

@@ -46,6 +46,8 @@ func Table(app *controllers.App) []controllers.Route {
 		{Path: "/events/by-slug/:slug", Endpoints: eventItemEndpoints(events.ReadBySlug, events.UpdateBySlug,
 			events.DeleteBySlug)},
 	}
+	table = append(table, controllers.VenueRoutes(app)...)
+	table = append(table, controllers.OrganizerRoutes(app)...)
 	index.Routes = table
 	return table
 }

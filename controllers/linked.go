@@ -1,0 +1,1075 @@
+package controllers
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"path"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"calendar/models"
+)
+
+// This file holds what venues and organizers (the reference's "linked posts") share: parameters, the create,
+// read, update, delete and list flows, the duplicate rule, redaction, and the resolution of the venue and
+// organizer parameters of event writes. venues.go and organizers.go add what is their own.
+
+// LinkedInput holds the parameters venues and organizers share on create and update (seed §2).
+type LinkedInput struct {
+	Description Opt[string]   `param:"description" doc:"HTML description, sanitised against an allow-list; \"\" clears it."`
+	Excerpt     Opt[string]   `param:"excerpt" doc:"HTML excerpt, sanitised against an allow-list; \"\" clears it."`
+	Status      Opt[string]   `param:"status" enum:"publish,future,draft,pending,private" validate:"omitempty,oneof=publish future draft pending private" doc:"Post status. Users who cannot publish get pending instead of publish or future; a create without a status is publish (draft for them); an update without one keeps the current status, and one with a status restores a trashed record. DELETE moves a record to the trash."`
+	Author      Opt[int64]    `param:"author" validate:"omitempty,gt=0" doc:"ID of the author (an existing user; others than yourself need editor rights). Defaults to the caller."`
+	Date        Opt[string]   `param:"date" doc:"Publication date in the site time zone (any accepted date form, or a Unix timestamp). Defaults to now."`
+	DateUTC     Opt[string]   `param:"date_utc" doc:"Publication date in UTC; wins over date when both are given."`
+	Image       Opt[ImageRef] `param:"image" doc:"Featured image: the ID of a known image, or an http(s) URL (recorded as an image on first use, nothing is downloaded); \"\" or 0 removes it."`
+	Password    Opt[string]   `param:"password" validate:"omitempty,max=255" doc:"Protects the record: callers who cannot edit it see its details only with this password. \"\" removes it. Never returned."`
+}
+
+// ImageRef is the image parameter (API.md §7): a known image ID, an http(s) URL, or empty to remove the image.
+type ImageRef struct {
+	Clear bool
+	ID    uint64
+	URL   string
+}
+
+// maxImageURLLen is the length of the images.url column.
+const maxImageURLLen = 2048
+
+var errImageRef = errors.New("must be the ID of a known image or an http(s) URL (\"\" removes the image)")
+
+// DecodeParam reads an image ID (a number, a string of digits or {"id": N}), an http(s) URL, or "", 0 or null.
+func (r *ImageRef) DecodeParam(raw any) error {
+	switch v := raw.(type) {
+	case json.Number:
+		return r.setID(v.String())
+	case map[string]any:
+		id, ok := v["id"]
+		if !ok {
+			return errImageRef
+		}
+		return r.DecodeParam(id)
+	case string:
+		s := strings.TrimSpace(v)
+		switch {
+		case s == "":
+			*r = ImageRef{Clear: true}
+			return nil
+		case isDigits(s):
+			return r.setID(s)
+		}
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(s) > maxImageURLLen ||
+			strings.ContainsAny(s, " \t\r\n") {
+			return errImageRef
+		}
+		*r = ImageRef{URL: s}
+		return nil
+	}
+	return errImageRef
+}
+
+func (r *ImageRef) setID(s string) error {
+	id, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return errImageRef
+	}
+	*r = ImageRef{ID: id, Clear: id == 0}
+	return nil
+}
+
+// ParamSchema describes the image parameter: an integer ID or a URL.
+func (ImageRef) ParamSchema() Schema {
+	return Schema{OneOf: []Schema{{Type: "integer"}, {Type: "string", Format: "uri"}}}
+}
+
+// imageExtension is the lower-case extension of a URL's path ("png"), or "" when it has none that looks like one.
+var imageExtension = regexp.MustCompile(`^[a-z0-9]{1,16}$`)
+
+// ResolveImage turns an image parameter into the image to link (nil to remove it): a known ID (unknown IDs are
+// 400 naming param) or a URL, recorded on first use.
+func (a *App) ResolveImage(tx *models.Store, param string, ref ImageRef) (*models.Image, error) {
+	switch {
+	case ref.Clear:
+		return nil, nil
+	case ref.URL != "":
+		u, _ := url.Parse(ref.URL)
+		ext := strings.ToLower(strings.TrimPrefix(path.Ext(u.Path), "."))
+		if !imageExtension.MatchString(ext) {
+			ext = ""
+		}
+		return models.ImageForURL(tx, ref.URL, ext)
+	}
+	img, err := models.FindImage(tx, ref.ID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, models.InvalidParam(param, fmt.Sprintf("no image has the ID %d", ref.ID))
+	}
+	return img, err
+}
+
+// mapFlag is a boolean parameter where "" also means false, as the reference reads show_map and show_map_link.
+type mapFlag bool
+
+// DecodeParam reads the boolean forms of API.md §2, or "".
+func (f *mapFlag) DecodeParam(raw any) error {
+	if s, ok := raw.(string); ok && strings.TrimSpace(s) == "" {
+		*f = false
+		return nil
+	}
+	b, err := DecodeBool(raw)
+	*f = mapFlag(b)
+	return err
+}
+
+// ParamSchema describes the flag as a boolean.
+func (mapFlag) ParamSchema() Schema { return Schema{Type: "boolean"} }
+
+// linkedPathID is the {id} of an item path: digits only (anything else is 404 rest_no_route, API.md §5).
+type linkedPathID uint64
+
+// DecodeParam accepts a string of digits within uint64.
+func (id *linkedPathID) DecodeParam(raw any) error {
+	s, _ := raw.(string)
+	if !isDigits(s) || len(s) > 19 {
+		return errNotInteger
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	*id = linkedPathID(n)
+	return err
+}
+
+// ParamSchema describes the ID as an integer.
+func (linkedPathID) ParamSchema() Schema { return Schema{Type: "integer"} }
+
+// LinkedByID addresses one venue or organizer by ID.
+type LinkedByID struct {
+	ID Opt[linkedPathID] `param:"id" in:"path" doc:"Numeric ID of the record."`
+}
+
+// LinkedBySlug addresses one venue or organizer by slug.
+type LinkedBySlug struct {
+	Slug Opt[string] `param:"slug" in:"path" doc:"Slug of the record."`
+}
+
+// linkedRef is an item path's address: an ID or a slug.
+type linkedRef struct {
+	id   uint64
+	slug string
+}
+
+func (r LinkedByID) ref() linkedRef   { return linkedRef{id: uint64(r.ID.V)} }
+func (r LinkedBySlug) ref() linkedRef { return linkedRef{slug: r.Slug.V} }
+
+// linkedReadParams are the parameters of a single read.
+type linkedReadParams struct {
+	Password Opt[string] `param:"password" doc:"The record's password: without it, callers who cannot edit a protected record see it redacted."`
+}
+
+// LinkedRead is GET /venues/{id} and /organizers/{id}.
+type LinkedRead struct {
+	LinkedByID
+	linkedReadParams
+}
+
+// LinkedReadBySlug is GET /venues/by-slug/{slug} and /organizers/by-slug/{slug}.
+type LinkedReadBySlug struct {
+	LinkedBySlug
+	linkedReadParams
+}
+
+// linkedDeleteParams are the parameters of a delete.
+type linkedDeleteParams struct {
+	Force Opt[bool] `param:"force" default:"false" doc:"Delete permanently (also from the trash) instead of moving the record to the trash."`
+}
+
+// LinkedDelete is DELETE /venues/{id} and /organizers/{id}.
+type LinkedDelete struct {
+	LinkedByID
+	linkedDeleteParams
+}
+
+// LinkedDeleteBySlug is DELETE /venues/by-slug/{slug} and /organizers/by-slug/{slug}.
+type LinkedDeleteBySlug struct {
+	LinkedBySlug
+	linkedDeleteParams
+}
+
+// LinkedList holds the parameters of GET /venues and GET /organizers (seed §4, reference §8.2).
+type LinkedList struct {
+	Paging
+	Search           Opt[string]   `param:"search" validate:"omitempty,max=1000" doc:"Words (fragments of letters, digits and hyphens) that must all appear, ignoring case, in one of the searched fields."`
+	Event            Opt[int64]    `param:"event" validate:"omitempty,gt=0" doc:"Only records linked to this event (which must exist)."`
+	HasEvents        Opt[bool]     `param:"has_events" doc:"true: only records linked to at least one event that is not a draft, pending or trashed; false: only the others."`
+	OnlyWithUpcoming Opt[bool]     `param:"only_with_upcoming" default:"false" doc:"true: only records linked to an event you may see that has not started yet; false: no filter."`
+	Status           Opt[[]string] `param:"status" doc:"Statuses to list (a list or CSV; any = every status but trash). Callers who cannot edit records may only ask for publish."`
+}
+
+// linkedKind is what differs between the venue and organizer endpoints; the flows below serve both.
+type linkedKind[T any, P models.LinkedRecord[T], In any] struct {
+	name   string // the name parameter and singular noun: "venue"
+	plural string // "venues"
+	// parts returns the name parameter and the shared parameters of an input.
+	parts func(in *In) (*Opt[string], *LinkedInput)
+	// prepare sets the kind's defaults on a new record.
+	prepare func(rec *T)
+	// apply writes the kind's own parameters into rec; bad values go into invalid.
+	apply func(a *App, in *In, rec *T, creating bool, invalid map[string]string)
+	// values are the record's own comparable values by parameter name, for the duplicate rule.
+	values func(a *App, rec *T) map[string]any
+	// shape is the record as the API shows it.
+	shape func(a *App, site Site, rec *T, viewer Viewer, single bool) any
+}
+
+func (k *linkedKind[T, P, In]) notFound(ref linkedRef) error {
+	code := "rest-" + k.name + "-not-found"
+	if ref.slug != "" {
+		return models.Errorf(models.KindNotFound, code, "No %s has the slug %q.", k.name, ref.slug)
+	}
+	return models.Errorf(models.KindNotFound, code, "%s with ID %d does not exist.", capitalize(k.name), ref.id)
+}
+
+func capitalize(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// find loads the addressed record, locked for the rest of the transaction when forUpdate is set.
+func (k *linkedKind[T, P, In]) find(tx *models.Store, ref linkedRef, forUpdate bool) (*T, error) {
+	var rec *T
+	var err error
+	if ref.slug != "" {
+		rec, err = models.FindLinkedBySlug[T, P](tx, ref.slug, forUpdate)
+	} else {
+		rec, err = models.FindLinked[T, P](tx, ref.id, forUpdate)
+	}
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, k.notFound(ref)
+	}
+	return rec, err
+}
+
+// read handles GET /{kind}/{id} and /{kind}/by-slug/{slug}: records that are not published need read rights
+// (403 *-not-accessible, also for trashed ones); protected ones are redacted without the password.
+func (k *linkedKind[T, P, In]) read(a *App, c *gin.Context, ref linkedRef, password string) error {
+	rec, err := k.find(a.Store.WithContext(c.Request.Context()), ref, false)
+	if err != nil {
+		return err
+	}
+	user := models.UserFrom(c.Request.Context())
+	if !user.CanRead(P(rec).Linked().Owned()) {
+		return models.Errorf(models.KindForbidden, k.name+"-not-accessible", "The requested %s is not accessible", k.name)
+	}
+	c.JSON(http.StatusOK, k.shape(a, a.Site(c), rec, Viewer{User: user, Password: password}, true))
+	return nil
+}
+
+// create handles POST /{kind}: 201 with the new record and Location, or 200 with an identical existing record.
+func (k *linkedKind[T, P, In]) create(a *App, c *gin.Context, in *In) error {
+	user := models.UserFrom(c.Request.Context())
+	if !user.CanCreate() {
+		return models.Forbidden()
+	}
+	var rec *T
+	var created bool
+	err := a.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
+		var err error
+		rec, created, err = k.insert(a, tx, user, in)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	site := a.Site(c)
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+		c.Header("Location", site.Root+"/"+k.plural+"/"+strconv.FormatUint(*P(rec).Linked().ID, 10))
+	}
+	c.JSON(status, k.shape(a, site, rec, Viewer{User: user}, false))
+	return nil
+}
+
+// insert creates a record from in inside tx, or returns an existing one that is identical to it (API.md §7: the
+// same name ignoring case, and the same value for every parameter sent, among the records user may read that are
+// not in the trash). created tells which.
+func (k *linkedKind[T, P, In]) insert(a *App, tx *models.Store, user *models.User, in *In) (*T, bool, error) {
+	rec := new(T)
+	f := P(rec).Linked()
+	k.prepare(rec)
+	*f.AuthorID = user.ID
+	*f.PublishedAt = time.Now().UTC().Truncate(time.Second)
+	if err := k.assign(a, tx, user, in, rec, true); err != nil {
+		return nil, false, err
+	}
+	if err := models.LockLinkedNames[T, P](tx, *f.Name); err != nil {
+		return nil, false, err
+	}
+	candidates, err := models.LinkedDuplicates[T, P](tx, *f.Name)
+	if err != nil {
+		return nil, false, err
+	}
+	sent := sentParams(in)
+	want := k.allValues(a, rec)
+	for i := range candidates {
+		existing := &candidates[i]
+		if user.CanRead(P(existing).Linked().Owned()) && sameValues(k.allValues(a, existing), want, sent) {
+			return existing, false, nil
+		}
+	}
+	return rec, true, models.CreateLinked[T, P](tx, rec)
+}
+
+// assign writes the parameters of in into rec, reporting every bad value at once.
+func (k *linkedKind[T, P, In]) assign(a *App, tx *models.Store, user *models.User, in *In, rec *T, creating bool) error {
+	name, common := k.parts(in)
+	invalid := map[string]string{}
+	if err := a.assignLinked(tx, user, P(rec).Linked(), k.name, name, common, creating, invalid); err != nil {
+		return err
+	}
+	k.apply(a, in, rec, creating, invalid)
+	if len(invalid) > 0 {
+		return models.Invalid(invalid)
+	}
+	return nil
+}
+
+// assignLinked writes the shared parameters into f. Bad values go into invalid; database failures and a
+// forbidden author are returned.
+func (a *App) assignLinked(tx *models.Store, user *models.User, f models.LinkedFields, nameParam string,
+	name *Opt[string], in *LinkedInput, creating bool, invalid map[string]string) error {
+	if name.Set {
+		if n := PlainText(name.V); n != "" {
+			*f.Name = n
+		} else {
+			invalid[nameParam] = "must not be empty"
+		}
+	}
+	setHTML(f.Description, in.Description)
+	setHTML(f.Excerpt, in.Excerpt)
+	if in.Status.Set || creating {
+		wasTrashed := *f.Status == models.StatusTrash
+		*f.Status = user.ScaleBackStatus(in.Status.V, *f.Status, creating)
+		if wasTrashed && in.Status.Set {
+			*f.TrashedStatus = ""
+		}
+	}
+	if in.Password.Set {
+		*f.Password = in.Password.V
+	}
+	a.assignPublished(f, in, invalid)
+	if in.Author.Set {
+		if err := assignAuthor(tx, user, f, uint64(in.Author.V), invalid); err != nil {
+			return err
+		}
+	}
+	if in.Image.Set {
+		img, err := a.ResolveImage(tx, "image", in.Image.V)
+		var bad *models.Error
+		switch {
+		case errors.As(err, &bad) && bad.Kind == models.KindInvalid:
+			invalid["image"] = bad.Params["image"]
+		case err != nil:
+			return err
+		default:
+			*f.Image = img
+			*f.ImageID = nil
+			if img != nil {
+				*f.ImageID = &img.ID
+			}
+		}
+	}
+	return nil
+}
+
+func setHTML(dst *string, in Opt[string]) {
+	if in.Set {
+		*dst = SanitizeHTML(in.V)
+	}
+}
+
+// assignPublished sets the publication date: date_utc (read in UTC) wins over date (read in the site time zone).
+func (a *App) assignPublished(f models.LinkedFields, in *LinkedInput, invalid map[string]string) {
+	for _, d := range []struct {
+		param string
+		value Opt[string]
+		loc   *time.Location
+	}{{"date", in.Date, a.Config.Timezone}, {"date_utc", in.DateUTC, time.UTC}} {
+		if !d.value.Set {
+			continue
+		}
+		t, err := ParseDate(d.value.V, time.Now(), d.loc)
+		if err != nil {
+			invalid[d.param] = "must be a date: " + err.Error()
+			continue
+		}
+		*f.PublishedAt = t.UTC().Truncate(time.Second)
+	}
+}
+
+// assignAuthor sets the author: an existing user, and someone else than the caller only for callers who may edit
+// others' records.
+func assignAuthor(tx *models.Store, user *models.User, f models.LinkedFields, id uint64, invalid map[string]string) error {
+	if _, err := tx.UserByID(tx.DB().Statement.Context, id); errors.Is(err, models.ErrNotFound) {
+		invalid["author"] = fmt.Sprintf("no user has the ID %d", id)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if id != user.ID && !user.CanEdit(models.Owned{AuthorID: id, Status: models.StatusDraft}) {
+		return models.Errorf(models.KindForbidden, "rest_cannot_edit_others",
+			"Sorry, you are not allowed to create or edit records as this user.")
+	}
+	*f.AuthorID = id
+	return nil
+}
+
+// allValues are the comparable values of a record by parameter name, shared and the kind's own.
+func (k *linkedKind[T, P, In]) allValues(a *App, rec *T) map[string]any {
+	f := P(rec).Linked()
+	values := map[string]any{
+		"description": *f.Description, "excerpt": *f.Excerpt, "status": *f.Status, "author": *f.AuthorID,
+		"date": f.PublishedAt.Unix(), "date_utc": f.PublishedAt.Unix(), "image": uint64OrZero(*f.ImageID),
+		"password": *f.Password,
+	}
+	for key, v := range k.values(a, rec) {
+		values[key] = v
+	}
+	return values
+}
+
+func uint64OrZero(p *uint64) uint64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// sameValues tells whether two records agree on every sent parameter (the name is matched by the query).
+func sameValues(a, b map[string]any, sent map[string]bool) bool {
+	for key := range sent {
+		if av, known := a[key]; known && av != b[key] {
+			return false
+		}
+	}
+	return true
+}
+
+// sentParams names the parameters of a request struct that were sent, as values or as JSON null.
+func sentParams(in any) map[string]bool {
+	sent := map[string]bool{}
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			name := sf.Tag.Get("param")
+			if name == "" {
+				if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+					walk(v.Field(i))
+				}
+				continue
+			}
+			if f := v.Field(i); f.FieldByName("Set").Bool() || f.FieldByName("Null").Bool() {
+				sent[name] = true
+			}
+		}
+	}
+	walk(reflect.ValueOf(in).Elem())
+	return sent
+}
+
+// update handles POST, PUT and PATCH on /{kind}/{id} and /{kind}/by-slug/{slug}: omitted parameters are
+// unchanged; callers need edit rights on that record.
+func (k *linkedKind[T, P, In]) update(a *App, c *gin.Context, ref linkedRef, in *In) error {
+	user := models.UserFrom(c.Request.Context())
+	var rec *T
+	err := a.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
+		var err error
+		if rec, err = k.find(tx, ref, true); err != nil {
+			return err
+		}
+		if !user.CanEdit(P(rec).Linked().Owned()) {
+			return models.Forbidden()
+		}
+		if err := k.assign(a, tx, user, in, rec, false); err != nil {
+			return err
+		}
+		return models.SaveLinked[T, P](tx, rec)
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, k.shape(a, a.Site(c), rec, Viewer{User: user}, false))
+	return nil
+}
+
+// remove handles DELETE on /{kind}/{id} and /{kind}/by-slug/{slug}: to the trash (410 when already there), or
+// for good with force; either way the record is unlinked from every event.
+func (k *linkedKind[T, P, In]) remove(a *App, c *gin.Context, ref linkedRef, force bool) error {
+	user := models.UserFrom(c.Request.Context())
+	site := a.Site(c)
+	var body any
+	err := a.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
+		rec, err := k.find(tx, ref, true)
+		if err != nil {
+			return err
+		}
+		f := P(rec).Linked()
+		if !user.CanDelete(f.Owned()) {
+			return models.Forbidden()
+		}
+		if force {
+			body = k.shape(a, site, rec, Viewer{User: user}, false)
+			return models.DeleteLinked[T, P](tx, rec)
+		}
+		if *f.Status == models.StatusTrash {
+			return models.Errorf(models.KindGone, k.name+"-is-in-trash", "The %s is already trashed", k.name)
+		}
+		if err := models.TrashLinked[T, P](tx, rec); err != nil {
+			return err
+		}
+		body = k.shape(a, site, rec, Viewer{User: user}, false)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, body)
+	return nil
+}
+
+// editableStatuses are what callers who can edit records list by default ("any": every status but trash).
+var editableStatuses = []string{models.StatusPublish, models.StatusFuture, models.StatusDraft, models.StatusPending,
+	models.StatusPrivate}
+
+// linkedListStatuses applies reference §5.4: callers who can edit records see every status but trash by default
+// and may ask for any statuses; everyone else sees, and may only ask for, publish. It returns the statuses and the
+// value rest_url echoes.
+func linkedListStatuses(user *models.User, param Opt[[]string]) ([]string, string, error) {
+	if !param.Set {
+		if user.CanSeeAllStatuses() {
+			return editableStatuses, "any", nil
+		}
+		return []string{models.StatusPublish}, models.StatusPublish, nil
+	}
+	if len(param.V) == 0 {
+		return nil, "", models.InvalidParam("status", "must name at least one status")
+	}
+	var statuses []string
+	for _, s := range param.V {
+		switch {
+		case s == "any":
+			statuses = append(statuses, editableStatuses...)
+		case models.IsStatus(s):
+			statuses = append(statuses, s)
+		default:
+			return nil, "", models.InvalidParam("status", fmt.Sprintf("%q is not a status (one of %s, or any)", s,
+				strings.Join(models.Statuses, ", ")))
+		}
+	}
+	if !user.CanSeeAllStatuses() && (len(statuses) != 1 || statuses[0] != models.StatusPublish) {
+		return nil, "", models.InvalidParam("status", "only publish may be listed without the right to edit records")
+	}
+	return statuses, strings.Join(param.V, ","), nil
+}
+
+// searchFragments splits a search the way the reference does (reference §8.2): on anything that is not a letter,
+// a digit or a hyphen.
+var searchSeparators = regexp.MustCompile(`[^\p{L}\p{N}-]+`)
+
+// maxSearchFragments bounds the size of the search condition.
+const maxSearchFragments = 20
+
+func searchFragments(s string) ([]string, error) {
+	var frags []string
+	for _, f := range searchSeparators.Split(s, -1) {
+		if f != "" {
+			frags = append(frags, f)
+		}
+	}
+	switch {
+	case len(frags) == 0:
+		return nil, models.InvalidParam("search", "must contain a letter or a digit")
+	case len(frags) > maxSearchFragments:
+		return nil, models.InvalidParam("search", fmt.Sprintf("must have at most %d words", maxSearchFragments))
+	}
+	return frags, nil
+}
+
+// list handles GET /{kind}: newest first, the envelope and headers of reference §2.2, and 404
+// *-archive-page-not-found past the last page.
+func (k *linkedKind[T, P, In]) list(a *App, c *gin.Context, in *LinkedList) error {
+	ctx := c.Request.Context()
+	store := a.Store.WithContext(ctx)
+	user := models.UserFrom(ctx)
+	page := in.Resolve(a.Config.MaxPerPage)
+	statuses, echoStatus, err := linkedListStatuses(user, in.Status)
+	if err != nil {
+		return err
+	}
+	filter := models.LinkedFilter{Statuses: statuses, Viewer: user}
+	args := QueryArgs{}.Add("page", strconv.Itoa(page.Number)).Add("per_page", strconv.Itoa(page.Size))
+	if in.Search.Set {
+		if filter.Search, err = searchFragments(in.Search.V); err != nil {
+			return err
+		}
+		args = args.Add("search", in.Search.V)
+	}
+	if in.Event.Set {
+		filter.EventID = uint64(in.Event.V)
+		exists, err := models.LinkedEventExists(store, filter.EventID)
+		if err != nil {
+			return err
+		}
+		if !exists {
+			return models.InvalidParam("event", fmt.Sprintf("no event has the ID %d", filter.EventID))
+		}
+		args = args.Add("event", strconv.FormatUint(filter.EventID, 10))
+	}
+	if in.HasEvents.Set {
+		filter.HasEvents = &in.HasEvents.V
+		args = args.Add("has_events", strconv.FormatBool(in.HasEvents.V))
+	}
+	if in.OnlyWithUpcoming.Set {
+		if in.OnlyWithUpcoming.V {
+			filter.UpcomingSince = time.Now().UTC()
+		}
+		args = args.Add("only_with_upcoming", strconv.FormatBool(in.OnlyWithUpcoming.V))
+	}
+	args = args.Add("status", echoStatus)
+
+	recs, total, err := models.ListLinked[T, P](store, filter, page)
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 && page.Number > 1 {
+		return models.Errorf(models.KindNotFound, k.name+"-archive-page-not-found",
+			"The requested %s archive page does not exist", k.name)
+	}
+	site := a.Site(c)
+	items := make([]any, len(recs))
+	for i := range recs {
+		items[i] = k.shape(a, site, &recs[i], Viewer{User: user}, false)
+	}
+	totalPages := TotalPages(total, page.Size)
+	links := pageLinks(site.Root+"/"+k.plural+"/", args, page.Number, totalPages)
+	body := orderedMap{{k.plural, items}, {"rest_url", links.Self}}
+	if links.Next != "" {
+		body = append(body, orderedEntry{"next_rest_url", links.Next})
+	}
+	if links.Previous != "" {
+		body = append(body, orderedEntry{"previous_rest_url", links.Previous})
+	}
+	body = append(body, orderedEntry{"total", total}, orderedEntry{"total_pages", totalPages})
+	SetListHeaders(c, total, totalPages, links)
+	c.JSON(http.StatusOK, body)
+	return nil
+}
+
+// pageLinks builds a list's navigation URLs as the reference does (reference §2.1): next and previous move page
+// to the end of the query, and the previous link of page 2 is the list without a page.
+func pageLinks(base string, args QueryArgs, page, totalPages int) ListLinks {
+	links := ListLinks{Self: args.URL(base)}
+	if page < totalPages {
+		links.Next = args.WithPage(page + 1).URL(base)
+	}
+	if page > 1 {
+		prev := page - 1
+		if prev == 1 {
+			prev = 0
+		}
+		links.Previous = args.WithPage(prev).URL(base)
+	}
+	if totalPages > 0 {
+		links.First = args.WithPage(1).URL(base)
+		links.Last = args.WithPage(totalPages).URL(base)
+	}
+	return links
+}
+
+// shapeBuilder writes a record's fields in order, omitting empty ones (reference §1.2: array_filter) and blanking
+// the details of a redacted record (reference §1.6).
+type shapeBuilder struct {
+	m      orderedMap
+	redact bool
+}
+
+func (b *shapeBuilder) add(key string, v any) { b.m = append(b.m, orderedEntry{key, v}) }
+
+// text adds a string field: omitted when empty, "" when redacted.
+func (b *shapeBuilder) text(key, v string) {
+	switch {
+	case v == "":
+	case b.redact:
+		b.add(key, "")
+	default:
+		b.add(key, v)
+	}
+}
+
+// linkedProtected tells whether viewer sees the record redacted: it has a password, and the viewer neither can
+// edit it nor gave the password (compared in constant time).
+func linkedProtected(f models.LinkedFields, viewer Viewer) bool {
+	if *f.Password == "" || viewer.User.CanEdit(f.Owned()) {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(viewer.Password), []byte(*f.Password)) != 1
+}
+
+// linkedHead starts a record's shape with the fields both kinds open with (reference §1.2, §1.3): id to image.
+func (a *App) linkedHead(site Site, f models.LinkedFields, name string, viewer Viewer) *shapeBuilder {
+	b := &shapeBuilder{redact: linkedProtected(f, viewer)}
+	loc := a.Config.Timezone
+	b.add("id", *f.ID)
+	if *f.AuthorID != 0 {
+		b.add("author", AuthorString(*f.AuthorID))
+	}
+	b.add("status", *f.Status)
+	b.add("date", FormatDate(*f.PublishedAt, loc))
+	b.add("date_utc", FormatDate(*f.PublishedAt, time.UTC))
+	b.add("modified", FormatDate(*f.UpdatedAt, loc))
+	b.add("modified_utc", FormatDate(*f.UpdatedAt, time.UTC))
+	b.add("url", linkedURL(site, name, *f.Slug))
+	b.add(name, *f.Name)
+	b.text("description", *f.Description)
+	b.text("excerpt", *f.Excerpt)
+	b.add("slug", *f.Slug)
+	if img := *f.Image; img != nil {
+		if b.redact {
+			b.add("image", false)
+		} else {
+			b.add("image", ImageShape(img))
+		}
+	}
+	return b
+}
+
+// linkedTail ends a record's shape with its global IDs.
+func (b *shapeBuilder) linkedTail(site Site, id uint64) orderedMap {
+	gid := site.GlobalID(id)
+	b.add("global_id", gid)
+	b.add("global_id_lineage", []string{gid})
+	return b.m
+}
+
+// linkedURL is the public page of a venue or organizer (API.md §1): {site}/venue/{slug}/.
+func linkedURL(site Site, name, slug string) string { return site.Home + "/" + name + "/" + slug + "/" }
+
+// linkedJSONLD starts a schema.org object (reference §11.3): its context, type, name and public page.
+func linkedJSONLD(typ, name, url string) orderedMap {
+	return orderedMap{{"@context", "http://schema.org"}, {"@type", typ}, {"name", name}, {"url", url}}
+}
+
+// ldText adds a JSON-LD member when it has a value.
+func ldText(m orderedMap, key, v string) orderedMap {
+	if v == "" {
+		return m
+	}
+	return append(m, orderedEntry{key, v})
+}
+
+// ldDescription is a description as JSON-LD wants it: text without markup.
+func ldDescription(description, excerpt string) string {
+	if excerpt != "" {
+		return PlainText(excerpt)
+	}
+	return PlainText(description)
+}
+
+// resolveLinked turns the raw venue or organizer parameter of an event write into record IDs, in order and
+// without repeats (API.md §7, reference §9.2): IDs, CSV of IDs, {"id": N}, inline data objects (created in tx like
+// POST /{kind}, with the duplicate rule), or a list mixing them. 0, "", [] and null mean none.
+func (k *linkedKind[T, P, In]) resolve(a *App, tx *models.Store, user *models.User, raw any) ([]uint64, error) {
+	items, err := k.linkedItems(raw, true)
+	if err != nil {
+		return nil, models.InvalidParam(k.name, err.Error())
+	}
+	if err := k.checkLinkedIDs(tx, user, items); err != nil {
+		return nil, err
+	}
+	inputs, err := k.bindInline(items)
+	if err != nil {
+		return nil, err
+	}
+	if len(inputs) > 0 {
+		if !user.CanCreate() {
+			return nil, models.Forbidden()
+		}
+		// Lock every name first, in one global order, so that concurrent writers never wait in a cycle.
+		names := make([]string, 0, len(inputs))
+		for _, in := range inputs {
+			name, _ := k.parts(in)
+			names = append(names, PlainText(name.V))
+		}
+		if err := models.LockLinkedNames[T, P](tx, names...); err != nil {
+			return nil, err
+		}
+	}
+	var ids []uint64
+	seen := map[uint64]bool{}
+	next := 0
+	for _, item := range items {
+		id := item.id
+		if item.data != nil {
+			rec, _, err := k.insert(a, tx, user, inputs[next])
+			next++
+			if err != nil {
+				return nil, k.inlineError(err)
+			}
+			id = *P(rec).Linked().ID
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// linkedItem is one entry of a venue or organizer parameter: an ID or inline data.
+type linkedItem struct {
+	id   uint64
+	data map[string]any
+}
+
+// linkedItems flattens the raw parameter into its entries; nested lists are not accepted.
+func (k *linkedKind[T, P, In]) linkedItems(raw any, top bool) ([]linkedItem, error) {
+	bad := fmt.Errorf("must be %s IDs, {\"id\": N}, %s data objects with a %q name, or a list of them",
+		k.name, k.name, k.name)
+	switch v := raw.(type) {
+	case nil:
+		return nil, nil
+	case json.Number:
+		id, err := strconv.ParseUint(v.String(), 10, 64)
+		if err != nil {
+			return nil, bad
+		}
+		return idItems(id), nil
+	case string:
+		var items []linkedItem
+		for _, part := range strings.Split(v, ",") {
+			part = strings.TrimSpace(part)
+			id, err := strconv.ParseUint(part, 10, 64)
+			if part != "" && (err != nil || !isDigits(part)) {
+				return nil, bad
+			}
+			items = append(items, idItems(id)...)
+		}
+		return items, nil
+	case map[string]any:
+		if rawID, ok := v["id"]; ok {
+			id, err := DecodeInt(rawID)
+			if err != nil || id <= 0 {
+				return nil, fmt.Errorf("{\"id\": …} must hold a positive %s ID", k.name)
+			}
+			return idItems(uint64(id)), nil
+		}
+		return []linkedItem{{data: v}}, nil
+	case []any:
+		if !top {
+			return nil, bad
+		}
+		if len(v) > maxListItems {
+			return nil, fmt.Errorf("must have at most %d items", maxListItems)
+		}
+		var items []linkedItem
+		for _, elem := range v {
+			more, err := k.linkedItems(elem, false)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, more...)
+		}
+		return items, nil
+	}
+	return nil, bad
+}
+
+func idItems(id uint64) []linkedItem {
+	if id == 0 {
+		return nil
+	}
+	return []linkedItem{{id: id}}
+}
+
+// checkLinkedIDs verifies, in one query, that every ID names a record user may read and that is not in the trash.
+func (k *linkedKind[T, P, In]) checkLinkedIDs(tx *models.Store, user *models.User, items []linkedItem) error {
+	var ids []uint64
+	for _, it := range items {
+		if it.data == nil {
+			ids = append(ids, it.id)
+		}
+	}
+	recs, err := models.FindLinkedByIDs[T, P](tx, ids)
+	if err != nil {
+		return err
+	}
+	found := make(map[uint64]models.Owned, len(recs))
+	for i := range recs {
+		f := P(&recs[i]).Linked()
+		found[*f.ID] = f.Owned()
+	}
+	for _, id := range ids {
+		owned, ok := found[id]
+		switch {
+		case !ok:
+			return models.InvalidParam(k.name, fmt.Sprintf("%s %d does not exist", k.name, id))
+		case owned.Status == models.StatusTrash:
+			return models.InvalidParam(k.name, fmt.Sprintf("%s %d is in the trash", k.name, id))
+		case !user.CanRead(owned):
+			return models.InvalidParam(k.name, fmt.Sprintf("%s %d is not accessible", k.name, id))
+		}
+	}
+	return nil
+}
+
+// bindInline binds every inline data object exactly as POST /{kind} binds its parameters.
+func (k *linkedKind[T, P, In]) bindInline(items []linkedItem) ([]*In, error) {
+	var inputs []*In
+	for _, it := range items {
+		if it.data == nil {
+			continue
+		}
+		in := new(In)
+		p := &Params{values: it.data}
+		invalid := map[string]string{}
+		if err := bindFields(nil, p, reflect.ValueOf(in).Elem(), invalid); err != nil {
+			return nil, err
+		}
+		if !p.Has(k.name) {
+			return nil, models.InvalidParam(k.name, fmt.Sprintf("%s data needs a %q (the name)", k.name, k.name))
+		}
+		for name, reason := range validateStruct(in) {
+			if _, seen := invalid[name]; !seen {
+				invalid[name] = reason
+			}
+		}
+		if len(invalid) > 0 {
+			return nil, k.inlineError(models.Invalid(invalid))
+		}
+		inputs = append(inputs, in)
+	}
+	return inputs, nil
+}
+
+// inlineError reports a bad inline object under the event's parameter, saying which of its fields was wrong.
+func (k *linkedKind[T, P, In]) inlineError(err error) error {
+	var e *models.Error
+	if !errors.As(err, &e) || e.Kind != models.KindInvalid {
+		return err
+	}
+	names := make([]string, 0, len(e.Params))
+	for name := range e.Params {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	reasons := make([]string, len(names))
+	for i, name := range names {
+		reasons[i] = fmt.Sprintf("%s[%s] %s", k.name, name, e.Params[name])
+	}
+	return models.InvalidParam(k.name, strings.Join(reasons, "; "))
+}
+
+// coordinate is geo_lat or geo_lng as sent: a number, or "" to remove the coordinates.
+type coordinate struct {
+	Clear bool
+	V     float64
+}
+
+// DecodeParam reads a finite number (JSON or a numeric string), or "".
+func (c *coordinate) DecodeParam(raw any) error {
+	if s, ok := raw.(string); ok && strings.TrimSpace(s) == "" {
+		*c = coordinate{Clear: true}
+		return nil
+	}
+	f, err := DecodeFloat(raw)
+	if err != nil || math.IsInf(f, 0) {
+		return errors.New("must be a number")
+	}
+	*c = coordinate{V: f}
+	return nil
+}
+
+// ParamSchema describes a coordinate as a number.
+func (coordinate) ParamSchema() Schema { return Schema{Type: "number", Format: "double"} }
+
+// linkedEndpoints are the handlers of one kind's routes, before documentation.
+type linkedEndpoints struct {
+	list, create                           Endpoint
+	read, update, remove                   Endpoint
+	readBySlug, updateBySlug, removeBySlug Endpoint
+}
+
+// linkedRoutes documents and lists one kind's routes: the collection, the item by ID and the item by slug.
+func linkedRoutes(name, plural, schema string, e linkedEndpoints) []Route {
+	a := "a " + name
+	if strings.HasPrefix(name, "o") {
+		a = "an " + name
+	}
+	item := func(read, update, remove Endpoint, by string) []Endpoint {
+		return []Endpoint{
+			read.Doc("Read "+a+" "+by, "Records that are not published need read rights (403 "+name+
+				"-not-accessible, also for trashed ones). A password-protected "+name+" comes back with its details "+
+				"blanked (its name stays visible) unless password matches or the caller can edit it. Includes json_ld.").
+				Respond(http.StatusOK, schema, "The "+name).
+				Respond(http.StatusForbidden, "Error", name+"-not-accessible").
+				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)"),
+			update.Authenticated().Doc("Update "+a+" "+by, "POST, PUT and PATCH take the same parameters; omitted "+
+				"parameters are unchanged and \"\" clears an optional one. The slug does not follow renames. Needs "+
+				"edit rights on the "+name+"; a status restores a trashed one.").
+				Respond(http.StatusOK, schema, "The updated "+name).
+				Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
+				Respond(http.StatusUnauthorized, "Error", "No credentials").
+				Respond(http.StatusForbidden, "Error", "Not allowed to edit this "+name).
+				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)"),
+			remove.Authenticated().Doc("Delete "+a+" "+by, "Moves the "+name+" to the trash (200 with status "+
+				"trash); a second delete is 410 "+name+"-is-in-trash; force=true deletes it for good (200 with the "+
+				name+" as it was). Either way it is unlinked, and only it, from every event.").
+				Respond(http.StatusOK, schema, "The trashed or deleted "+name).
+				Respond(http.StatusUnauthorized, "Error", "No credentials").
+				Respond(http.StatusForbidden, "Error", "Not allowed to delete this "+name).
+				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)").
+				Respond(http.StatusGone, "Error", "Already in the trash ("+name+"-is-in-trash)"),
+		}
+	}
+	return []Route{
+		{Path: "/" + plural, Endpoints: []Endpoint{
+			e.list.Doc("List "+plural, "Newest first (publication date). Visitors see published "+plural+" only and "+
+				"may only ask for status=publish; contributors and above see every status but trash (others' private "+
+				"ones only with read_private rights) and may ask for any. search matches when every word fragment "+
+				"appears, ignoring case, in one of the searched fields ("+strings.Join(linkedSearchedFields[name], ", ")+
+				"). has_events=true keeps "+plural+" linked to an event that is not a draft, pending or trashed, false "+
+				"exactly the others; only_with_upcoming=true keeps those linked to an event you may see that has not "+
+				"started; event keeps those linked to that event (400 if it does not exist). Filters combine; total "+
+				"and X-TEC-Total count them all. A page past the last is 404 "+name+"-archive-page-not-found.").
+				Respond(http.StatusOK, schema+"List", "One page of "+plural).
+				Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
+				Respond(http.StatusNotFound, "Error", "A page past the last ("+name+"-archive-page-not-found)"),
+			e.create.Require(name).Authenticated().Doc("Create "+a, "Contributors and above. A "+name+" identical "+
+				"to one you can read that is not in the trash (the same name ignoring case, and the same value for "+
+				"every parameter sent) is returned with 200 instead of being created again; any difference makes a "+
+				"new "+name+" (201 with Location). The slug comes from the name, made unique with -2, -3, ….").
+				Respond(http.StatusCreated, schema, "The new "+name).
+				Respond(http.StatusOK, schema, "An identical "+name+" that already existed").
+				Respond(http.StatusBadRequest, "Error", "A missing or bad parameter").
+				Respond(http.StatusUnauthorized, "Error", "No credentials").
+				Respond(http.StatusForbidden, "Error", "Not allowed to create "+plural),
+		}},
+		{Path: "/" + plural + "/:id", Endpoints: item(e.read, e.update, e.remove, "by ID")},
+		{Path: "/" + plural + "/by-slug/:slug", Endpoints: item(e.readBySlug, e.updateBySlug, e.removeBySlug, "by slug")},
+	}
+}
+
+// linkedSearchedFields are the fields list search looks at, by kind (reference §8.2), for the documentation.
+var linkedSearchedFields = map[string][]string{
+	"venue":     {"venue", "description", "excerpt", "address", "city", "province", "state", "stateprovince", "zip", "phone"},
+	"organizer": {"organizer", "description", "excerpt", "phone", "email", "website"},
+}

@@ -1,0 +1,144 @@
+package controllers
+
+import (
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"calendar/models"
+)
+
+// OrganizerFields are the parameters of an organizer on create and update (seed §2).
+type OrganizerFields struct {
+	Name Opt[string] `param:"organizer" doc:"Name of the organizer (plain text)."`
+	LinkedInput
+	Phone   Opt[string] `param:"phone" doc:"Phone number; \"\" clears it."`
+	Website Opt[string] `param:"website" validate:"omitempty,http_url,max=2048" doc:"Website: an http(s) URL; \"\" clears it."`
+	Email   Opt[string] `param:"email" validate:"omitempty,email,max=254" doc:"E-mail address; \"\" clears it."`
+}
+
+// OrganizerUpdate is POST, PUT and PATCH /organizers/{id}.
+type OrganizerUpdate struct {
+	LinkedByID
+	OrganizerFields
+}
+
+// OrganizerUpdateBySlug is POST, PUT and PATCH /organizers/by-slug/{slug}.
+type OrganizerUpdateBySlug struct {
+	LinkedBySlug
+	OrganizerFields
+}
+
+// OrganizerController serves /organizers.
+type OrganizerController struct{ *App }
+
+var organizerKind = &linkedKind[models.Organizer, *models.Organizer, OrganizerFields]{
+	name:    "organizer",
+	plural:  "organizers",
+	parts:   func(in *OrganizerFields) (*Opt[string], *LinkedInput) { return &in.Name, &in.LinkedInput },
+	prepare: func(*models.Organizer) {},
+	apply:   applyOrganizerFields,
+	values: func(_ *App, o *models.Organizer) map[string]any {
+		return map[string]any{"phone": o.Phone, "website": o.Website, "email": o.Email}
+	},
+	shape: func(a *App, site Site, o *models.Organizer, viewer Viewer, single bool) any {
+		return a.OrganizerShape(site, o, viewer, single)
+	},
+}
+
+// List handles GET /organizers.
+func (oc OrganizerController) List(c *gin.Context, in *LinkedList) error {
+	return organizerKind.list(oc.App, c, in)
+}
+
+// Create handles POST /organizers.
+func (oc OrganizerController) Create(c *gin.Context, in *OrganizerFields) error {
+	return organizerKind.create(oc.App, c, in)
+}
+
+// Read handles GET /organizers/{id}.
+func (oc OrganizerController) Read(c *gin.Context, in *LinkedRead) error {
+	return organizerKind.read(oc.App, c, in.ref(), in.Password.V)
+}
+
+// ReadBySlug handles GET /organizers/by-slug/{slug}.
+func (oc OrganizerController) ReadBySlug(c *gin.Context, in *LinkedReadBySlug) error {
+	return organizerKind.read(oc.App, c, in.ref(), in.Password.V)
+}
+
+// Update handles POST, PUT and PATCH /organizers/{id}.
+func (oc OrganizerController) Update(c *gin.Context, in *OrganizerUpdate) error {
+	return organizerKind.update(oc.App, c, in.ref(), &in.OrganizerFields)
+}
+
+// UpdateBySlug handles POST, PUT and PATCH /organizers/by-slug/{slug}.
+func (oc OrganizerController) UpdateBySlug(c *gin.Context, in *OrganizerUpdateBySlug) error {
+	return organizerKind.update(oc.App, c, in.ref(), &in.OrganizerFields)
+}
+
+// Delete handles DELETE /organizers/{id}.
+func (oc OrganizerController) Delete(c *gin.Context, in *LinkedDelete) error {
+	return organizerKind.remove(oc.App, c, in.ref(), in.Force.V)
+}
+
+// DeleteBySlug handles DELETE /organizers/by-slug/{slug}.
+func (oc OrganizerController) DeleteBySlug(c *gin.Context, in *LinkedDeleteBySlug) error {
+	return organizerKind.remove(oc.App, c, in.ref(), in.Force.V)
+}
+
+// ResolveOrganizers is ResolveVenues for the `organizer` parameter: organizer IDs in the order given (reference
+// §9.2: the order is kept), inline data objects {"organizer": "Name", …}, errors naming "organizer".
+func (a *App) ResolveOrganizers(tx *models.Store, user *models.User, raw any) ([]uint64, error) {
+	return organizerKind.resolve(a, tx, user, raw)
+}
+
+// applyOrganizerFields writes the organizer's own parameters.
+func applyOrganizerFields(_ *App, in *OrganizerFields, o *models.Organizer, _ bool, _ map[string]string) {
+	if in.Phone.Set {
+		o.Phone = PlainText(in.Phone.V)
+	}
+	if in.Website.Set {
+		o.Website = strings.TrimSpace(in.Website.V)
+	}
+	if in.Email.Set {
+		o.Email = strings.TrimSpace(in.Email.V)
+	}
+}
+
+// OrganizerShape is an organizer as the API shows it (reference §1.3): empty fields omitted, author as a string,
+// image, global_id, global_id_lineage; json_ld only when single is true. A password-protected organizer is
+// redacted as reference §1.6 when the viewer neither gave its password nor can edit it; its name stays visible.
+// It reads o.Image as loaded and never queries.
+func (a *App) OrganizerShape(site Site, o *models.Organizer, viewer Viewer, single bool) any {
+	b := a.linkedHead(site, o.Linked(), "organizer", viewer)
+	b.text("phone", o.Phone)
+	b.text("website", o.Website)
+	b.text("email", o.Email)
+	if single {
+		b.add("json_ld", a.OrganizerJSONLD(site, o, b.redact))
+	}
+	return b.linkedTail(site, o.ID)
+}
+
+// OrganizerJSONLD is the organizer as a schema.org Person (reference §1.3, §11.3), also usable as an event's
+// organizer. redacted keeps only the type, name and page.
+func (a *App) OrganizerJSONLD(site Site, o *models.Organizer, redacted bool) any {
+	ld := linkedJSONLD("Person", o.Name, linkedURL(site, "organizer", o.Slug))
+	if redacted {
+		return ld
+	}
+	ld = append(ld, orderedEntry{"description", ldDescription(o.Description, o.Excerpt)})
+	ld = ldText(ld, "telephone", o.Phone)
+	ld = ldText(ld, "email", o.Email)
+	return ldText(ld, "sameAs", o.Website)
+}
+
+// OrganizerRoutes are the organizer routes for the route table (seed §4).
+func OrganizerRoutes(app *App) []Route {
+	oc := OrganizerController{app}
+	return linkedRoutes("organizer", "organizers", "Organizer", linkedEndpoints{
+		list: Get(oc.List), create: Post(oc.Create),
+		read: Get(oc.Read), update: Update(oc.Update), remove: Delete(oc.Delete),
+		readBySlug: Get(oc.ReadBySlug), updateBySlug: Update(oc.UpdateBySlug), removeBySlug: Delete(oc.DeleteBySlug),
+	})
+}

@@ -1,0 +1,285 @@
+package controllers
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"calendar/models"
+)
+
+// VenueFields are the parameters of a venue on create and update (seed §2, API.md §8 for the coordinates).
+type VenueFields struct {
+	Name Opt[string] `param:"venue" doc:"Name of the venue (plain text)."`
+	LinkedInput
+	ShowMap       Opt[mapFlag]    `param:"show_map" doc:"Whether events at the venue show a map (default true)."`
+	ShowMapLink   Opt[mapFlag]    `param:"show_map_link" doc:"Whether events at the venue show a map link (default true)."`
+	Address       Opt[string]     `param:"address" doc:"Street address; \"\" clears it."`
+	City          Opt[string]     `param:"city" doc:"City; \"\" clears it."`
+	Country       Opt[string]     `param:"country" doc:"Country; \"\" clears it."`
+	Province      Opt[string]     `param:"province" doc:"Province; \"\" clears it."`
+	State         Opt[string]     `param:"state" doc:"State; \"\" clears it."`
+	Zip           Opt[string]     `param:"zip" doc:"Postal code; \"\" clears it."`
+	Phone         Opt[string]     `param:"phone" doc:"Phone number; \"\" clears it."`
+	StateProvince Opt[string]     `param:"stateprovince" doc:"State or province as shown; when not sent it follows state (for the United States or no country) or province whenever one of them, or country, is sent."`
+	Website       Opt[string]     `param:"website" validate:"omitempty,http_url,max=2048" doc:"Website: an http(s) URL; \"\" clears it."`
+	GeoLat        Opt[coordinate] `param:"geo_lat" doc:"Latitude, -90 to 90; give it together with geo_lng (\"\" removes both). Rejected when geolocation is switched off."`
+	GeoLng        Opt[coordinate] `param:"geo_lng" doc:"Longitude, -180 to 180; give it together with geo_lat (\"\" removes both). Rejected when geolocation is switched off."`
+}
+
+// VenueUpdate is POST, PUT and PATCH /venues/{id}.
+type VenueUpdate struct {
+	LinkedByID
+	VenueFields
+}
+
+// VenueUpdateBySlug is POST, PUT and PATCH /venues/by-slug/{slug}.
+type VenueUpdateBySlug struct {
+	LinkedBySlug
+	VenueFields
+}
+
+// VenueController serves /venues.
+type VenueController struct{ *App }
+
+var venueKind = &linkedKind[models.Venue, *models.Venue, VenueFields]{
+	name:   "venue",
+	plural: "venues",
+	parts:  func(in *VenueFields) (*Opt[string], *LinkedInput) { return &in.Name, &in.LinkedInput },
+	prepare: func(v *models.Venue) {
+		v.ShowMap, v.ShowMapLink = true, true
+	},
+	apply:  applyVenueFields,
+	values: venueValues,
+	shape: func(a *App, site Site, v *models.Venue, viewer Viewer, single bool) any {
+		return a.VenueShape(site, v, viewer, single)
+	},
+}
+
+// List handles GET /venues.
+func (vc VenueController) List(c *gin.Context, in *LinkedList) error {
+	return venueKind.list(vc.App, c, in)
+}
+
+// Create handles POST /venues.
+func (vc VenueController) Create(c *gin.Context, in *VenueFields) error {
+	return venueKind.create(vc.App, c, in)
+}
+
+// Read handles GET /venues/{id}.
+func (vc VenueController) Read(c *gin.Context, in *LinkedRead) error {
+	return venueKind.read(vc.App, c, in.ref(), in.Password.V)
+}
+
+// ReadBySlug handles GET /venues/by-slug/{slug}.
+func (vc VenueController) ReadBySlug(c *gin.Context, in *LinkedReadBySlug) error {
+	return venueKind.read(vc.App, c, in.ref(), in.Password.V)
+}
+
+// Update handles POST, PUT and PATCH /venues/{id}.
+func (vc VenueController) Update(c *gin.Context, in *VenueUpdate) error {
+	return venueKind.update(vc.App, c, in.ref(), &in.VenueFields)
+}
+
+// UpdateBySlug handles POST, PUT and PATCH /venues/by-slug/{slug}.
+func (vc VenueController) UpdateBySlug(c *gin.Context, in *VenueUpdateBySlug) error {
+	return venueKind.update(vc.App, c, in.ref(), &in.VenueFields)
+}
+
+// Delete handles DELETE /venues/{id}.
+func (vc VenueController) Delete(c *gin.Context, in *LinkedDelete) error {
+	return venueKind.remove(vc.App, c, in.ref(), in.Force.V)
+}
+
+// DeleteBySlug handles DELETE /venues/by-slug/{slug}.
+func (vc VenueController) DeleteBySlug(c *gin.Context, in *LinkedDeleteBySlug) error {
+	return venueKind.remove(vc.App, c, in.ref(), in.Force.V)
+}
+
+// ResolveVenues turns the raw `venue` parameter of an event write into venue IDs, in order (API.md §7, reference
+// §9.2): an ID, a CSV of IDs, {"id": N}, an inline data object {"venue": "Name", …} (validated exactly like
+// POST /venues, created in tx with the duplicate rule and the scale-back status for user), or an array mixing
+// them. 0, "", [] and null mean "no venue" (an empty result). Unknown, trashed or unreadable IDs, bad inline
+// data, or a value of another type are models.InvalidParam("venue", reason). Concurrent identical inline
+// creations yield one venue: writers of one name queue on a lock (PostgreSQL) or on the database (SQLite).
+func (a *App) ResolveVenues(tx *models.Store, user *models.User, raw any) ([]uint64, error) {
+	return venueKind.resolve(a, tx, user, raw)
+}
+
+// applyVenueFields writes the venue's own parameters.
+func applyVenueFields(a *App, in *VenueFields, v *models.Venue, creating bool, invalid map[string]string) {
+	for _, f := range []struct {
+		dst *string
+		opt Opt[string]
+	}{{&v.Address, in.Address}, {&v.City, in.City}, {&v.Country, in.Country}, {&v.Province, in.Province},
+		{&v.State, in.State}, {&v.Zip, in.Zip}, {&v.Phone, in.Phone}, {&v.StateProvince, in.StateProvince}} {
+		if f.opt.Set {
+			*f.dst = PlainText(f.opt.V)
+		}
+	}
+	if in.Website.Set {
+		v.Website = strings.TrimSpace(in.Website.V)
+	}
+	if in.ShowMap.Set {
+		v.ShowMap = bool(in.ShowMap.V)
+	}
+	if in.ShowMapLink.Set {
+		v.ShowMapLink = bool(in.ShowMapLink.V)
+	}
+	if !in.StateProvince.Set && (creating || in.State.Set || in.Province.Set || in.Country.Set) {
+		v.StateProvince = derivedStateProvince(v)
+	}
+	a.applyCoordinates(in, v, invalid)
+}
+
+// derivedStateProvince is what the reference stores when stateprovince is not sent (reference §9.4): the state
+// for the United States or no country, else the province.
+func derivedStateProvince(v *models.Venue) string {
+	switch strings.ToLower(strings.TrimSpace(v.Country)) {
+	case "", "us", "usa", "united states", "united states of america":
+		if v.State != "" {
+			return v.State
+		}
+	}
+	return v.Province
+}
+
+// geolocationOff is the reason venue coordinates are refused when the extension is switched off (API.md §8).
+const geolocationOff = "geolocation is not enabled"
+
+// applyCoordinates sets geo_lat and geo_lng (API.md §8): in range, and the venue ends up with both or neither.
+func (a *App) applyCoordinates(in *VenueFields, v *models.Venue, invalid map[string]string) {
+	lat, lng := in.GeoLat, in.GeoLng
+	sent := map[string]bool{"geo_lat": lat.Set || lat.Null, "geo_lng": lng.Set || lng.Null}
+	if !a.Config.Geolocation {
+		for name, given := range sent {
+			if given {
+				invalid[name] = geolocationOff
+			}
+		}
+		return
+	}
+	setCoordinate(&v.GeoLat, "geo_lat", lat, 90, invalid)
+	setCoordinate(&v.GeoLng, "geo_lng", lng, 180, invalid)
+	switch {
+	case (v.GeoLat == nil) == (v.GeoLng == nil):
+	case v.GeoLat == nil && !sent["geo_lat"]:
+		invalid["geo_lat"] = "must be given together with geo_lng"
+	case v.GeoLng == nil && !sent["geo_lng"]:
+		invalid["geo_lng"] = "must be given together with geo_lat"
+	case v.GeoLat == nil:
+		invalid["geo_lng"] = "cannot be kept without geo_lat; remove both"
+	default:
+		invalid["geo_lat"] = "cannot be kept without geo_lng; remove both"
+	}
+}
+
+func setCoordinate(dst **float64, name string, in Opt[coordinate], limit float64, invalid map[string]string) {
+	switch {
+	case in.Null || (in.Set && in.V.Clear):
+		*dst = nil
+	case !in.Set:
+	case in.V.V < -limit || in.V.V > limit:
+		invalid[name] = fmt.Sprintf("must be between %g and %g", -limit, limit)
+	default:
+		value := in.V.V
+		*dst = &value
+	}
+}
+
+// venueValues are a venue's own comparable values, for the duplicate rule.
+func venueValues(a *App, v *models.Venue) map[string]any {
+	return map[string]any{
+		"address": v.Address, "city": v.City, "country": v.Country, "province": v.Province, "state": v.State,
+		"zip": v.Zip, "phone": v.Phone, "stateprovince": v.StateProvince, "website": v.Website,
+		"show_map": v.ShowMap, "show_map_link": v.ShowMapLink,
+		"geo_lat": floatOrNil(v.GeoLat), "geo_lng": floatOrNil(v.GeoLng),
+	}
+}
+
+func floatOrNil(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// VenueShape is a venue as the API shows it (reference §1.2): empty fields omitted, author as a string,
+// show_map, show_map_link, global_id, global_id_lineage, image; geo_lat/geo_lng when set (and geolocation is on);
+// json_ld only when single is true. A password-protected venue is redacted as reference §1.6 when the viewer
+// neither gave its password nor can edit it (API.md §6); its name stays visible (reference §12). It reads v.Image
+// as loaded and never queries.
+func (a *App) VenueShape(site Site, v *models.Venue, viewer Viewer, single bool) any {
+	b := a.linkedHead(site, v.Linked(), "venue", viewer)
+	b.text("address", v.Address)
+	b.text("city", v.City)
+	b.text("country", v.Country)
+	b.text("province", v.Province)
+	if v.State != "" {
+		b.add("state", v.State) // not redacted: the reference's list leaves it out (reference §1.6)
+	}
+	b.text("zip", v.Zip)
+	b.text("phone", v.Phone)
+	b.text("website", v.Website)
+	b.text("stateprovince", v.StateProvince)
+	hasGeo := a.Config.Geolocation && v.GeoLat != nil && v.GeoLng != nil
+	if hasGeo {
+		if b.redact {
+			b.add("geo_lat", 0)
+			b.add("geo_lng", 0)
+		} else {
+			b.add("geo_lat", *v.GeoLat)
+			b.add("geo_lng", *v.GeoLng)
+		}
+	}
+	if single {
+		b.add("json_ld", a.VenueJSONLD(site, v, b.redact))
+	}
+	if b.redact {
+		b.add("show_map", nil)
+		b.add("show_map_link", nil)
+	} else {
+		b.add("show_map", v.ShowMap)
+		b.add("show_map_link", v.ShowMapLink)
+	}
+	return b.linkedTail(site, v.ID)
+}
+
+// VenueJSONLD is the venue as a schema.org Place (reference §1.2, §11.3), also usable as an event's location.
+// redacted keeps only the type, name and page.
+func (a *App) VenueJSONLD(site Site, v *models.Venue, redacted bool) any {
+	ld := linkedJSONLD("Place", v.Name, linkedURL(site, "venue", v.Slug))
+	if redacted {
+		return ld
+	}
+	ld = append(ld, orderedEntry{"description", ldDescription(v.Description, v.Excerpt)})
+	region := v.StateProvince
+	if region == "" {
+		region = v.State
+	}
+	var address orderedMap
+	for _, part := range [][2]string{{"streetAddress", v.Address}, {"addressLocality", v.City},
+		{"addressRegion", region}, {"postalCode", v.Zip}, {"addressCountry", v.Country}} {
+		address = ldText(address, part[0], part[1])
+	}
+	if len(address) > 0 {
+		ld = append(ld, orderedEntry{"address", append(orderedMap{{"@type", "PostalAddress"}}, address...)})
+	}
+	if a.Config.Geolocation && v.GeoLat != nil && v.GeoLng != nil {
+		ld = append(ld, orderedEntry{"geo", orderedMap{{"@type", "GeoCoordinates"},
+			{"latitude", *v.GeoLat}, {"longitude", *v.GeoLng}}})
+	}
+	ld = ldText(ld, "telephone", v.Phone)
+	return ldText(ld, "sameAs", v.Website)
+}
+
+// VenueRoutes are the venue routes for the route table (seed §4).
+func VenueRoutes(app *App) []Route {
+	vc := VenueController{app}
+	return linkedRoutes("venue", "venues", "Venue", linkedEndpoints{
+		list: Get(vc.List), create: Post(vc.Create),
+		read: Get(vc.Read), update: Update(vc.Update), remove: Delete(vc.Delete),
+		readBySlug: Get(vc.ReadBySlug), updateBySlug: Update(vc.UpdateBySlug), removeBySlug: Delete(vc.DeleteBySlug),
+	})
+}

@@ -1,0 +1,346 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// LinkedFields points at the fields venues and organizers share (the reference calls both "linked posts"), so that
+// one piece of code stores, filters and shows both kinds.
+type LinkedFields struct {
+	ID            *uint64
+	AuthorID      *uint64
+	Status        *string
+	TrashedStatus *string
+	Password      *string
+	Name          *string
+	Description   *string
+	Excerpt       *string
+	Slug          *string
+	ImageID       **uint64
+	Image         **Image
+	PublishedAt   *time.Time
+	UpdatedAt     *time.Time
+}
+
+// Owned is what permission checks need of the record.
+func (f LinkedFields) Owned() Owned {
+	return Owned{AuthorID: *f.AuthorID, Status: *f.Status, TrashedStatus: *f.TrashedStatus}
+}
+
+// LinkedRecord is a pointer to a venue or an organizer.
+type LinkedRecord[T any] interface {
+	*T
+	Linked() LinkedFields
+}
+
+// linkedKind is what the two kinds differ in below the API: their tables and the columns search looks at.
+type linkedKind struct {
+	table, joinTable, joinColumn string
+	// search lists the columns GET /venues and /organizers search (reference §8.2); country and website of venues
+	// are not searched, as in the reference.
+	search []string
+}
+
+var (
+	venueKind = linkedKind{table: "venues", joinTable: "event_venues", joinColumn: "venue_id",
+		search: []string{"name", "description", "excerpt", "address", "city", "province", "state", "stateprovince", "zip", "phone"}}
+	organizerKind = linkedKind{table: "organizers", joinTable: "event_organizers", joinColumn: "organizer_id",
+		search: []string{"name", "description", "excerpt", "phone", "email", "website"}}
+)
+
+func kindOf[T any]() linkedKind {
+	if _, ok := any(new(T)).(*Venue); ok {
+		return venueKind
+	}
+	return organizerKind
+}
+
+// FindLinked returns the venue or organizer with this ID, its image loaded, or ErrNotFound. forUpdate locks the
+// row until the transaction ends, so that concurrent updates of one record do not overwrite each other.
+func FindLinked[T any, P LinkedRecord[T]](s *Store, id uint64, forUpdate bool) (*T, error) {
+	return takeLinked[T, P](s, s.db.Where("id = ?", id), forUpdate)
+}
+
+// FindLinkedBySlug is FindLinked by slug.
+func FindLinkedBySlug[T any, P LinkedRecord[T]](s *Store, slug string, forUpdate bool) (*T, error) {
+	return takeLinked[T, P](s, s.db.Where("slug = ?", slug), forUpdate)
+}
+
+func takeLinked[T any, P LinkedRecord[T]](s *Store, q *gorm.DB, forUpdate bool) (*T, error) {
+	rec := new(T)
+	if forUpdate {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	err := q.Take(rec).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The image is loaded on its own rather than preloaded, so that the row lock does not extend to it.
+	if f := P(rec).Linked(); *f.ImageID != nil {
+		if *f.Image, err = FindImage(s, **f.ImageID); err != nil {
+			return nil, err
+		}
+	}
+	return rec, nil
+}
+
+// FindLinkedByIDs returns the venues or organizers with these IDs (those that exist, in no particular order), their
+// images loaded: two queries whatever the number of IDs.
+func FindLinkedByIDs[T any, P LinkedRecord[T]](s *Store, ids []uint64) ([]T, error) {
+	var recs []T
+	if len(ids) == 0 {
+		return recs, nil
+	}
+	err := s.db.Preload("Image").Where("id IN ?", ids).Find(&recs).Error
+	return recs, err
+}
+
+// LinkedDuplicates returns the records of the kind that are not in the trash and whose name equals name, ignoring
+// case, oldest first: the candidates of the duplicate rule (API.md §7). On PostgreSQL an index on lower(name)
+// serves the lookup.
+func LinkedDuplicates[T any, P LinkedRecord[T]](s *Store, name string) ([]T, error) {
+	var recs []T
+	err := s.db.Preload("Image").Where(s.EqualFold("name", name)).Where("status <> ?", StatusTrash).
+		Order("id").Limit(100).Find(&recs).Error
+	return recs, err
+}
+
+// LockLinkedNames serialises, until the transaction ends, the writers that create records of the kind with any
+// of these names: on PostgreSQL it takes the advisory locks of their slug bases (the same locks UniqueSlug
+// takes; equal names have equal slugs), in one global order so that two transactions never wait for each other in
+// a cycle. SQLite serialises write transactions already.
+func LockLinkedNames[T any, P LinkedRecord[T]](s *Store, names ...string) error {
+	table := kindOf[T]().table
+	keys := make([]int64, 0, len(names))
+	for _, n := range names {
+		keys = append(keys, slugLockKey(table, Slugify(n, slugFallback(table))))
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	for i, k := range keys {
+		if i > 0 && k == keys[i-1] {
+			continue
+		}
+		if err := s.lockSlug(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func slugFallback(table string) string { return strings.TrimSuffix(table, "s") }
+
+// CreateLinked inserts rec with a slug made from its name, unique within its kind (reference §9.8). Call it
+// inside a transaction.
+func CreateLinked[T any, P LinkedRecord[T]](s *Store, rec *T) error {
+	f := P(rec).Linked()
+	table := kindOf[T]().table
+	slug, err := s.UniqueSlug(table, Slugify(*f.Name, slugFallback(table)), 0)
+	if err != nil {
+		return err
+	}
+	*f.Slug = slug
+	return s.db.Omit(clause.Associations).Create(rec).Error
+}
+
+// SaveLinked writes every column of rec.
+func SaveLinked[T any, P LinkedRecord[T]](s *Store, rec *T) error {
+	return s.db.Omit(clause.Associations).Save(rec).Error
+}
+
+// TrashLinked moves rec to the trash (remembering its status, which permissions on trashed records depend on) and
+// unlinks it, and only it, from every event (reference §6.3, API.md §7). Call it inside a transaction.
+func TrashLinked[T any, P LinkedRecord[T]](s *Store, rec *T) error {
+	f := P(rec).Linked()
+	if err := unlinkFromEvents[T](s, *f.ID); err != nil {
+		return err
+	}
+	*f.TrashedStatus, *f.Status = *f.Status, StatusTrash
+	return SaveLinked[T, P](s, rec)
+}
+
+// DeleteLinked deletes rec for good, after unlinking it from every event. Call it inside a transaction.
+func DeleteLinked[T any, P LinkedRecord[T]](s *Store, rec *T) error {
+	id := *P(rec).Linked().ID
+	if err := unlinkFromEvents[T](s, id); err != nil {
+		return err
+	}
+	return s.db.Where("id = ?", id).Delete(new(T)).Error
+}
+
+func unlinkFromEvents[T any](s *Store, id uint64) error {
+	k := kindOf[T]()
+	return s.db.Exec("DELETE FROM "+k.joinTable+" WHERE "+k.joinColumn+" = ?", id).Error
+}
+
+// LinkedFilter is what GET /venues and GET /organizers filter by (reference §8.2, API.md §8).
+type LinkedFilter struct {
+	// Statuses the records may have (the controller applies the visibility rules of reference §5.4).
+	Statuses []string
+	// Viewer is the caller: private records are limited to its own unless it may read private records.
+	Viewer *User
+	// Search holds word fragments that must all appear, ignoring case, in one of the searched columns.
+	Search []string
+	// EventID keeps the records linked to this event.
+	EventID uint64
+	// HasEvents, when set, keeps the records linked (true) or not linked (false) to an event that is not a draft,
+	// pending or trashed.
+	HasEvents *bool
+	// UpcomingSince, when non-zero, keeps the records linked to an event the viewer may see that starts at or
+	// after this instant.
+	UpcomingSince time.Time
+}
+
+// listedEventCondition (on events e) is "the event is not a draft, pending or trashed", what has_events counts
+// (API.md §8). The statuses are written out, not bound, so that PostgreSQL can prove the partial index
+// idx_events_listed usable in every plan, generic ones included.
+const listedEventCondition = "e.status IN ('publish', 'future', 'private')"
+
+// ListLinked returns one page of the venues or organizers f selects, newest first (reference §8.2), with their
+// images, and the number of records f selects: three queries whatever the page size.
+func ListLinked[T any, P LinkedRecord[T]](s *Store, f LinkedFilter, p Page) ([]T, int64, error) {
+	k := kindOf[T]()
+	scope := func(db *gorm.DB) *gorm.DB { return k.filter(s, db, f) }
+	var total int64
+	if err := s.db.Model(new(T)).Scopes(scope).Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	var recs []T
+	if total == 0 || int64(p.Offset()) >= total {
+		return recs, total, nil
+	}
+	err := s.db.Scopes(scope, Paginate(p)).Preload("Image").
+		Order(k.table + ".published_at DESC").Order(k.table + ".id DESC").Find(&recs).Error
+	return recs, total, err
+}
+
+// filter applies f to a query on the kind's table. Every value is bound; only trusted names are spliced in.
+func (k linkedKind) filter(s *Store, db *gorm.DB, f LinkedFilter) *gorm.DB {
+	t := k.table
+	db = db.Where(t+".status IN ?", f.Statuses)
+	if containsString(f.Statuses, StatusPrivate) && !f.Viewer.can(capReadPrivate) {
+		var viewerID uint64
+		if f.Viewer != nil {
+			viewerID = f.Viewer.ID
+		}
+		db = db.Where(t+".status <> ? OR "+t+".author_id = ?", StatusPrivate, viewerID)
+	}
+	if len(f.Search) > 0 {
+		db = db.Where(k.searchCondition(s, f.Search))
+	}
+	if f.EventID != 0 {
+		db = db.Where(k.linkedTo("l.event_id = ?"), f.EventID)
+	}
+	if f.HasEvents != nil {
+		cond := k.linkedTo(listedEventCondition)
+		if !*f.HasEvents {
+			cond = "NOT " + cond
+		}
+		db = db.Where(cond)
+	}
+	if !f.UpcomingSince.IsZero() {
+		visible, args := visibleEventCondition(f.Viewer)
+		db = db.Where(k.linkedTo("e.start_utc >= ? AND ("+visible+")"), append([]any{f.UpcomingSince}, args...)...)
+	}
+	return db
+}
+
+// linkedTo is "the record is linked to an event (e) through the join table (l) that meets cond".
+func (k linkedKind) linkedTo(cond string) string {
+	return "EXISTS (SELECT 1 FROM " + k.joinTable + " l JOIN events e ON e.id = l.event_id WHERE l." + k.joinColumn +
+		" = " + k.table + ".id AND " + cond + ")"
+}
+
+// searchCondition is the reference's "like" search (reference §8.2): every fragment in one column, for any of the
+// searched columns.
+func (k linkedKind) searchCondition(s *Store, fragments []string) clause.Expression {
+	var columns []clause.Expression
+	for _, col := range k.search {
+		var all []clause.Expression
+		for _, frag := range fragments {
+			all = append(all, s.ContainsFold(k.table+"."+col, frag))
+		}
+		columns = append(columns, clause.And(all...))
+	}
+	return clause.Or(columns...)
+}
+
+// visibleEventCondition is the SQL condition (on events e) for the events a viewer may see in a listing that
+// counts towards only_with_upcoming (reference §8.2): published events for everyone, private ones for those who
+// may read them. Drafts, pending, scheduled and trashed events never count.
+func visibleEventCondition(viewer *User) (string, []any) {
+	switch {
+	case viewer.can(capReadPrivate):
+		return "e.status IN ('publish', 'private')", nil
+	case viewer != nil:
+		return "e.status = 'publish' OR (e.status = 'private' AND e.author_id = ?)", []any{viewer.ID}
+	}
+	return "e.status = 'publish'", nil
+}
+
+// LinkedEventExists tells whether an event with this ID exists (the event filter of the venue and organizer
+// lists must name one).
+func LinkedEventExists(s *Store, id uint64) (bool, error) {
+	var n int64
+	err := s.db.Table("events").Where("id = ?", id).Limit(1).Count(&n).Error
+	return n > 0, err
+}
+
+// FindImage returns the image with this ID, or ErrNotFound.
+func FindImage(s *Store, id uint64) (*Image, error) {
+	var img Image
+	err := s.db.Take(&img, id).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &img, nil
+}
+
+// ImageForURL returns the image recorded for url, recording it (with its extension) on first use; nothing is
+// downloaded (API.md §7). Concurrent first uses of one URL record it once.
+func ImageForURL(s *Store, url, extension string) (*Image, error) {
+	img := Image{URL: url, Extension: extension}
+	err := s.db.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "url"}}, DoNothing: true}).Create(&img).Error
+	if err != nil {
+		return nil, err
+	}
+	if err := s.db.Where("url = ?", url).Take(&img).Error; err != nil {
+		return nil, fmt.Errorf("image %q vanished: %w", url, err)
+	}
+	return &img, nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Linked gives the fields venues share with organizers.
+func (v *Venue) Linked() LinkedFields {
+	return LinkedFields{ID: &v.ID, AuthorID: &v.AuthorID, Status: &v.Status, TrashedStatus: &v.TrashedStatus,
+		Password: &v.Password, Name: &v.Name, Description: &v.Description, Excerpt: &v.Excerpt, Slug: &v.Slug,
+		ImageID: &v.ImageID, Image: &v.Image, PublishedAt: &v.PublishedAt, UpdatedAt: &v.UpdatedAt}
+}
+
+// Linked gives the fields organizers share with venues.
+func (o *Organizer) Linked() LinkedFields {
+	return LinkedFields{ID: &o.ID, AuthorID: &o.AuthorID, Status: &o.Status, TrashedStatus: &o.TrashedStatus,
+		Password: &o.Password, Name: &o.Name, Description: &o.Description, Excerpt: &o.Excerpt, Slug: &o.Slug,
+		ImageID: &o.ImageID, Image: &o.Image, PublishedAt: &o.PublishedAt, UpdatedAt: &o.UpdatedAt}
+}
