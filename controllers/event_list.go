@@ -67,6 +67,9 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 	if err != nil {
 		return err
 	}
+	if err := store.LoadEventLinks(events); err != nil {
+		return err
+	}
 	if len(events) == 0 && page.Number > 1 {
 		return models.Errorf(models.KindNotFound, "event-archive-page-not-found",
 			"The requested event archive page does not exist")
@@ -112,7 +115,7 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventListInpu
 	page models.Page, now time.Time) (*eventQuery, error) {
 	q := &eventQuery{scopes: []models.Scope{models.EventsListed(), models.EventsVisibleTo(user)}}
 	q.args = q.args.Add("page", strconv.Itoa(page.Number)).Add("per_page", strconv.Itoa(page.Size))
-	invalid := checkPaging(in.Paging)
+	invalid := map[string]string{}
 
 	bounds := ec.listDateBounds(in, now, invalid)
 	bounds.addWindow(q, ec.Config.Timezone)
@@ -143,22 +146,18 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventListInpu
 		if len(in.Include.V) == 0 {
 			invalid["include"] = "must list at least one event ID"
 		}
-		ids := make([]uint64, len(in.Include.V))
-		for i, id := range in.Include.V {
-			ids[i] = uint64(id)
-		}
-		q.add(models.EventsWithIDs(ids))
-		q.args = q.args.Add("include", joinInts(in.Include.V))
+		q.add(models.EventsWithIDs(toIDs(in.Include.V)))
+		q.args = q.args.Add("include", csv(in.Include.V))
 	}
 	bounds.addRelative(q, ec.Config.Timezone)
 	addFlagFilter(q, "ticketed", in.Ticketed, models.EventsTicketed)
-	for name, links := range map[string]bool{"venue": in.Venue.Set, "organizer": in.Organizer.Set,
-		"categories": in.Categories.Set, "tags": in.Tags.Set} {
-		if links {
-			invalid[name] = "filtering by " + name + " is not available yet"
-		}
+	if err := addLinkFilters(store, q, in, invalid); err != nil {
+		return nil, err
 	}
 	addFlagFilter(q, "featured", in.Featured, models.EventsFeatured)
+	if err := addTermFilters(store, q, in, invalid); err != nil {
+		return nil, err
+	}
 	if bounds.strict {
 		q.args = q.args.Add("strict_dates", "1")
 	}
@@ -168,17 +167,73 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventListInpu
 	return q, nil
 }
 
-// checkPaging refuses a page or per_page of 0 or less (reference §2.4), which the omitempty of Paging's
-// validation tags lets through: validator reads 0 as empty.
-func checkPaging(p Paging) map[string]string {
-	invalid := map[string]string{}
-	if p.Page.Set && p.Page.V <= 0 {
-		invalid["page"] = "must be greater than 0"
+// addLinkFilters applies venue and organizer: events linked to any of the IDs (OR within a list, AND between
+// the two); an ID that names no record is 400.
+func addLinkFilters(store *models.Store, q *eventQuery, in *EventListInput, invalid map[string]string) error {
+	filters := []struct {
+		name    string
+		param   Opt[[]int64]
+		missing func([]uint64) ([]uint64, error)
+		scope   func([]uint64) models.Scope
+	}{
+		{"venue", in.Venue, store.MissingVenueIDs, models.EventsAtVenues},
+		{"organizer", in.Organizer, store.MissingOrganizerIDs, models.EventsByOrganizers},
 	}
-	if p.PerPage.Set && p.PerPage.V <= 0 {
-		invalid["per_page"] = "must be greater than 0"
+	for _, f := range filters {
+		if !f.param.Set {
+			continue
+		}
+		ids := toIDs(f.param.V)
+		if len(ids) == 0 {
+			invalid[f.name] = "must list at least one ID"
+			continue
+		}
+		missing, err := f.missing(ids)
+		if err != nil {
+			return err
+		}
+		if len(missing) > 0 {
+			invalid[f.name] = "no " + f.name + " has the ID " + strconv.FormatUint(missing[0], 10)
+			continue
+		}
+		q.add(f.scope(ids))
+		q.args = q.args.Add(f.name, csv(f.param.V))
 	}
-	return invalid
+	return nil
+}
+
+// addTermFilters applies categories and tags (IDs or slugs): events with any of the categories (or their
+// descendants) and any of the tags. An unknown category or tag is 400. Unlike the reference, rest_url echoes
+// them, so that its next and previous links keep the filter.
+func addTermFilters(store *models.Store, q *eventQuery, in *EventListInput, invalid map[string]string) error {
+	filters := []struct {
+		name    string
+		param   Opt[[]string]
+		resolve func([]string) ([]uint64, error)
+		scope   func([]uint64) models.Scope
+	}{
+		{"categories", in.Categories, store.CategoryFilterIDs, models.EventsInCategories},
+		{"tags", in.Tags, store.TagFilterIDs, models.EventsWithTags},
+	}
+	for _, f := range filters {
+		if !f.param.Set {
+			continue
+		}
+		if len(f.param.V) == 0 {
+			invalid[f.name] = "must list at least one ID or slug"
+			continue
+		}
+		ids, err := f.resolve(f.param.V)
+		if err != nil {
+			if err := collectInvalid(invalid, err); err != nil {
+				return err
+			}
+			continue
+		}
+		q.add(f.scope(ids))
+		q.args = q.args.Add(f.name, strings.Join(f.param.V, ","))
+	}
+	return nil
 }
 
 // addFlagFilter applies a boolean filter and echoes it as 1 or 0, as the reference echoes featured.
@@ -256,14 +311,6 @@ func checkListParent(store *models.Store, id int64, user *models.User) error {
 		return err
 	}
 	return nil
-}
-
-func joinInts(ids []int64) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = strconv.FormatInt(id, 10)
-	}
-	return strings.Join(parts, ",")
 }
 
 // maxSearchTerms is how many terms a search takes apart; WordPress searches for a longer text as one phrase.

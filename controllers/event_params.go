@@ -33,50 +33,6 @@ func (DateParam) ParamSchema() Schema {
 	return Schema{OneOf: []Schema{{Type: "string"}, {Type: "integer"}}}
 }
 
-// maxImageURLLen is the width of images.url.
-const maxImageURLLen = 2048
-
-// ImageParam is an event's featured image as sent: the ID of a known image, an http(s) URL, or nothing ("", 0,
-// false; JSON null is the same) to remove it.
-type ImageParam struct {
-	ID  uint64
-	URL string
-}
-
-// None tells whether the parameter asks for no image.
-func (p ImageParam) None() bool { return p.ID == 0 && p.URL == "" }
-
-// DecodeParam accepts an image ID, an http(s) URL, or an empty value.
-func (p *ImageParam) DecodeParam(raw any) error {
-	if b, ok := raw.(bool); ok && !b {
-		return nil
-	}
-	if n, err := DecodeInt(raw); err == nil {
-		if n < 0 {
-			return errors.New("must be the ID of a known image or an http(s) URL")
-		}
-		p.ID = uint64(n)
-		return nil
-	}
-	s, err := DecodeString(raw)
-	if err != nil {
-		return errors.New("must be the ID of a known image or an http(s) URL")
-	}
-	if s = strings.TrimSpace(s); s == "" {
-		return nil
-	}
-	if !isWebURL(s) || len(s) > maxImageURLLen {
-		return errors.New("must be the ID of a known image or an http(s) URL")
-	}
-	p.URL = s
-	return nil
-}
-
-// ParamSchema describes an image reference.
-func (ImageParam) ParamSchema() Schema {
-	return Schema{OneOf: []Schema{{Type: "integer"}, {Type: "string", Format: "uri"}}}
-}
-
 // isWebURL tells whether s is an absolute http or https URL with a host.
 func isWebURL(s string) bool {
 	u, err := url.Parse(s)

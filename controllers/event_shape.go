@@ -131,11 +131,31 @@ func (s eventShaper) record(e *models.Event, single bool) EventRecord {
 		Featured:            boolPtr(e.Featured),
 		Ticketed:            boolPtr(e.Ticketed),
 		Parent:              parent,
-		Categories:          []any{},
-		Tags:                []any{},
+		Categories:          make([]any, len(e.Categories)),
+		Tags:                make([]any, len(e.Tags)),
 		Venue:               []any{},
-		Organizer:           []any{},
+		Organizer:           make([]any, len(e.Organizers)),
 		CustomFields:        []any{},
+	}
+	for i := range e.Categories {
+		r.Categories[i] = EmbeddedCategory(s.site, &e.Categories[i])
+	}
+	for i := range e.Tags {
+		r.Tags[i] = EmbeddedTag(s.site, &e.Tags[i])
+	}
+	for i := range e.Organizers {
+		r.Organizer[i] = embeddedJSONLD(s.app.OrganizerShape(s.site, &e.Organizers[i], s.viewer, single))
+	}
+	switch venues := e.Venues; len(venues) {
+	case 0:
+	case 1:
+		r.Venue = embeddedJSONLD(s.app.VenueShape(s.site, &venues[0], s.viewer, single))
+	default:
+		list := make([]any, len(venues))
+		for i := range venues {
+			list[i] = embeddedJSONLD(s.app.VenueShape(s.site, &venues[i], s.viewer, single))
+		}
+		r.Venue = list
 	}
 	if single && !e.HasPassword() {
 		// Search engines get nothing of a protected event, as the reference's JSON-LD skips protected posts.
@@ -254,8 +274,8 @@ func (s eventShaper) jsonLD(e *models.Event, r *EventRecord) eventJSONLD {
 		EventStatus:         "https://schema.org/EventScheduled",
 		StartDate:           e.StartUTC.In(loc).Format(isoLayout),
 		EndDate:             e.EndUTC.In(loc).Format(isoLayout),
-		Location:            s.venueJSONLD(r),
-		Organizer:           s.organizerJSONLD(r),
+		Location:            s.venueJSONLD(e),
+		Organizer:           s.organizerJSONLD(e),
 		Performer:           "Organization",
 	}
 	if e.Image != nil {
@@ -274,8 +294,52 @@ func (s eventShaper) jsonLD(e *models.Event, r *EventRecord) eventJSONLD {
 	return ld
 }
 
-// venueJSONLD is the location of the event's JSON-LD; linked venues are not wired yet.
-func (s eventShaper) venueJSONLD(*EventRecord) any { return nil }
+// venueJSONLD is the location of the event's JSON-LD: its first venue as a schema.org Place, reduced to its name
+// when the venue is password-protected and the viewer has not unlocked it.
+func (s eventShaper) venueJSONLD(e *models.Event) any {
+	if len(e.Venues) == 0 {
+		return nil
+	}
+	v := &e.Venues[0]
+	return withoutLDContext(s.app.VenueJSONLD(s.site, v, linkedProtected(v.Linked(), s.viewer)))
+}
 
-// organizerJSONLD is the organizer of the event's JSON-LD; linked organizers are not wired yet.
-func (s eventShaper) organizerJSONLD(*EventRecord) any { return nil }
+// organizerJSONLD is the organizer of the event's JSON-LD: its first organizer as a schema.org Person (reference
+// §11.3), reduced like venueJSONLD.
+func (s eventShaper) organizerJSONLD(e *models.Event) any {
+	if len(e.Organizers) == 0 {
+		return nil
+	}
+	o := &e.Organizers[0]
+	return withoutLDContext(s.app.OrganizerJSONLD(s.site, o, linkedProtected(o.Linked(), s.viewer)))
+}
+
+// embeddedJSONLD drops the @context of the json_ld of a venue or organizer shown inside an event: the event's
+// own JSON-LD carries it, and the reference's embedded records have none.
+func embeddedJSONLD(shape any) any {
+	m, ok := shape.(orderedMap)
+	if !ok {
+		return shape
+	}
+	for i, entry := range m {
+		if entry.Key == "json_ld" {
+			m[i].Value = withoutLDContext(entry.Value)
+		}
+	}
+	return m
+}
+
+// withoutLDContext is a JSON-LD object without its @context key.
+func withoutLDContext(ld any) any {
+	m, ok := ld.(orderedMap)
+	if !ok {
+		return ld
+	}
+	out := make(orderedMap, 0, len(m))
+	for _, entry := range m {
+		if entry.Key != "@context" {
+			out = append(out, entry)
+		}
+	}
+	return out
+}

@@ -25,7 +25,7 @@ type EventFields struct {
 	AllDay           Opt[bool]        `param:"all_day" doc:"Whether the event lasts all day: its start becomes 00:00:00 of the start day and its end 23:59:59 of the end day."`
 	StartDate        Opt[DateParam]   `param:"start_date" doc:"The start: YYYY-MM-DD HH:MM[:SS], YYYY-MM-DDTHH:MM[:SS], RFC 3339, YYYY-MM-DD, a Unix timestamp, or a relative form (now, today, tomorrow 9am, next wednesday 4pm, +5 days, -1 month, 2018-01-01 4pm). Naive text is read in the timezone of the request, else of the event (on update), else of the site."`
 	EndDate          Opt[DateParam]   `param:"end_date" doc:"The end, in the forms start_date accepts; not before the start."`
-	Image            Opt[ImageParam]  `param:"image" doc:"The featured image: the ID of a known image, or an http(s) URL recorded as an image on first use. \"\", 0 or null removes it."`
+	Image            Opt[ImageRef]    `param:"image" doc:"The featured image: the ID of a known image, or an http(s) URL recorded as an image on first use. \"\", 0 or null removes it."`
 	Cost             Opt[CostParam]   `param:"cost" doc:"The cost: text (\"20$\", \"€15\", \"Free\", \"10-20\") or a list of values; null or \"\" removes it."`
 	Website          Opt[string]      `param:"website" doc:"The event website, an http(s) URL; \"\" or null removes it (the event's page is shown instead)."`
 	ShowMap          Opt[bool]        `param:"show_map" doc:"Whether to show a map."`
@@ -51,6 +51,13 @@ type eventWrite struct {
 	creating bool
 	// slug is the base of the new slug ("" for no change); the transaction makes it unique.
 	slug string
+	// links are the linked records sent, resolved to IDs in the transaction.
+	links eventLinks
+}
+
+// eventLinks are the venues, organizers, categories and tags a write sets; nil lists were not sent.
+type eventLinks struct {
+	venues, organizers, categories, tags []uint64
 }
 
 // checkEventFields validates what needs no database and reports every bad parameter in one error, before the
@@ -104,10 +111,9 @@ func (ec *EventController) checkEventFields(w *eventWrite) error {
 	if w.password.Set && len(w.password.V) > 255 {
 		invalid["password"] = "must be at most 255 characters long"
 	}
-	for name, links := range map[string]Opt[LinksParam]{"venue": in.Venue, "organizer": in.Organizer,
-		"categories": in.Categories, "tags": in.Tags} {
-		if links.Set && !isEmptyLinks(links.V.Raw) {
-			invalid[name] = "linking " + name + " is not available yet"
+	for name, terms := range map[string]Opt[LinksParam]{"categories": in.Categories, "tags": in.Tags} {
+		if _, err := termRefs(terms); err != nil {
+			invalid[name] = err.Error()
 		}
 	}
 	if len(invalid) > 0 {
@@ -138,7 +144,7 @@ func (ec *EventController) applyEventWrite(tx *models.Store, e *models.Event, w 
 		e.Password = models.HashEventPassword(w.password.V)
 	}
 	for _, apply := range []func(*models.Store, *models.Event, *eventWrite, map[string]string) error{
-		ec.applyEventAuthor, ec.applyEventImage, ec.applyEventParent,
+		ec.applyEventAuthor, ec.applyEventImage, ec.applyEventParent, ec.resolveEventLinks,
 	} {
 		if err := apply(tx, e, w, invalid); err != nil {
 			return err
@@ -222,32 +228,25 @@ func (ec *EventController) applyEventAuthor(tx *models.Store, e *models.Event, w
 	return nil
 }
 
-// applyEventImage links the image sent: a known ID, or a URL recorded on first use.
+// applyEventImage links the image sent: a known ID, or a URL recorded on first use; "", 0 or null removes it.
 func (ec *EventController) applyEventImage(tx *models.Store, e *models.Event, w *eventWrite, invalid map[string]string) error {
 	in := w.in
 	if !in.Image.Set && !in.Image.Null {
 		return nil
 	}
-	ref := in.Image.V
-	var img *models.Image
-	var err error
-	switch {
-	case ref.None():
+	if in.Image.Null {
 		e.ImageID, e.Image = nil, nil
 		return nil
-	case ref.URL != "":
-		img, err = tx.ImageForURL(ref.URL)
-	default:
-		img, err = tx.ImageByID(ref.ID)
 	}
+	img, err := ec.ResolveImage(tx, "image", in.Image.V)
 	switch {
-	case errors.Is(err, models.ErrNotFound):
-		invalid["image"] = "must be the ID of a known image or an http(s) URL"
-		return nil
 	case err != nil:
-		return err
+		return collectInvalid(invalid, err)
+	case img == nil:
+		e.ImageID, e.Image = nil, nil
+	default:
+		e.ImageID, e.Image = &img.ID, img
 	}
-	e.ImageID, e.Image = &img.ID, img
 	return nil
 }
 
@@ -387,4 +386,85 @@ func startOfDay(t time.Time, loc *time.Location) time.Time {
 func endOfDay(t time.Time, loc *time.Location) time.Time {
 	w := t.In(loc)
 	return time.Date(w.Year(), w.Month(), w.Day(), 23, 59, 59, 0, loc)
+}
+
+// collectInvalid adds the parameters of an invalid-parameter error to invalid, so that one answer names every bad
+// parameter; any other error is returned.
+func collectInvalid(invalid map[string]string, err error) error {
+	var e *models.Error
+	if errors.As(err, &e) && e.Kind == models.KindInvalid && len(e.Params) > 0 {
+		for name, reason := range e.Params {
+			invalid[name] = reason
+		}
+		return nil
+	}
+	return err
+}
+
+// termRefs reads a categories or tags parameter: IDs, names or slugs, as a list or CSV; null, "" and [] are none.
+func termRefs(p Opt[LinksParam]) ([]string, error) {
+	if !p.Set || isEmptyLinks(p.V.Raw) {
+		return []string{}, nil
+	}
+	return DecodeStringList(p.V.Raw)
+}
+
+// resolveEventLinks turns the venue, organizer, categories and tags sent into IDs (API.md §7): inline venues and
+// organizers are created, unknown category and tag names too, in the write's transaction. JSON null counts as
+// empty: it removes the links.
+func (ec *EventController) resolveEventLinks(tx *models.Store, _ *models.Event, w *eventWrite, invalid map[string]string) error {
+	in := w.in
+	resolvers := []struct {
+		param Opt[LinksParam]
+		dst   *[]uint64
+		fn    func() ([]uint64, error)
+	}{
+		{in.Venue, &w.links.venues, func() ([]uint64, error) { return ec.ResolveVenues(tx, w.user, in.Venue.V.Raw) }},
+		{in.Organizer, &w.links.organizers, func() ([]uint64, error) { return ec.ResolveOrganizers(tx, w.user, in.Organizer.V.Raw) }},
+		{in.Categories, &w.links.categories, func() ([]uint64, error) {
+			refs, _ := termRefs(in.Categories)
+			return tx.ResolveCategories(refs)
+		}},
+		{in.Tags, &w.links.tags, func() ([]uint64, error) {
+			refs, _ := termRefs(in.Tags)
+			return tx.ResolveTags(refs)
+		}},
+	}
+	for _, r := range resolvers {
+		if !r.param.Set && !r.param.Null {
+			continue
+		}
+		ids, err := r.fn()
+		if err != nil {
+			if err := collectInvalid(invalid, err); err != nil {
+				return err
+			}
+			continue
+		}
+		*r.dst = append([]uint64{}, ids...)
+	}
+	return nil
+}
+
+// storeEventLinks replaces the links the write sent (the event has its ID by now) and recounts the categories and
+// tags whose count of published events may have changed: those linked before the write and after it.
+func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, cats, tags []uint64) error {
+	replace := []struct {
+		ids []uint64
+		fn  func(uint64, []uint64) error
+	}{
+		{links.venues, tx.ReplaceEventVenues}, {links.organizers, tx.ReplaceEventOrganizers},
+		{links.categories, tx.ReplaceEventCategories}, {links.tags, tx.ReplaceEventTags},
+	}
+	for _, r := range replace {
+		if r.ids != nil {
+			if err := r.fn(e.ID, r.ids); err != nil {
+				return err
+			}
+		}
+	}
+	if err := tx.RecountCategories(append(cats, links.categories...)); err != nil {
+		return err
+	}
+	return tx.RecountTags(append(tags, links.tags...))
 }

@@ -117,7 +117,28 @@ func (r eventRef) find(s *models.Store) (*models.Event, error) {
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, r.notFound()
 	}
-	return e, err
+	if err != nil {
+		return nil, err
+	}
+	return withLinks(s, e)
+}
+
+// withLinks returns e with its venues, organizers, categories and tags loaded.
+func withLinks(s *models.Store, e *models.Event) (*models.Event, error) {
+	events := []models.Event{*e}
+	if err := s.LoadEventLinks(events); err != nil {
+		return nil, err
+	}
+	return &events[0], nil
+}
+
+// reload reads the event back after a write, with its links.
+func reload(tx *models.Store, id uint64) (*models.Event, error) {
+	e, err := tx.EventByID(id)
+	if err != nil {
+		return nil, err
+	}
+	return withLinks(tx, e)
 }
 
 // lockFor looks the event up for changing it in a transaction, and refuses callers that may not change it
@@ -218,7 +239,15 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 		if err := ec.applyEventWrite(tx, e, w); err != nil {
 			return err
 		}
-		return tx.CreateEvent(e)
+		if err := tx.CreateEvent(e); err != nil {
+			return err
+		}
+		if err := storeEventLinks(tx, e, w.links, nil, nil); err != nil {
+			return err
+		}
+		var err error
+		e, err = reload(tx, e.ID)
+		return err
 	})
 	if err != nil {
 		return err
@@ -264,13 +293,20 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 		if in.Status.V == models.StatusTrash && !user.CanDelete(e.Owned()) {
 			return models.Forbidden()
 		}
+		cats, tags, err := tx.EventTermIDs(e.ID)
+		if err != nil {
+			return err
+		}
 		if err := ec.applyEventWrite(tx, e, w); err != nil {
 			return err
 		}
 		if err := tx.SaveEvent(e); err != nil {
 			return err
 		}
-		e, err = tx.EventByID(e.ID)
+		if err := storeEventLinks(tx, e, w.links, cats, tags); err != nil {
+			return err
+		}
+		e, err = reload(tx, e.ID)
 		return err
 	})
 	if err != nil {
@@ -312,17 +348,26 @@ func (ec *EventController) delete(c *gin.Context, ref eventRef, in *EventDeleteP
 		if e, err = ref.lockFor(tx, user.CanDelete); err != nil {
 			return err
 		}
-		if e, err = tx.EventByID(e.ID); err != nil {
-			return err
-		}
-		switch {
-		case in.Force.V:
-			return tx.DeleteEvent(e.ID)
-		case e.Status == models.StatusTrash:
+		if !in.Force.V && e.Status == models.StatusTrash {
 			return models.Errorf(models.KindGone, "event-is-in-trash", "The event is already trashed")
 		}
-		e.TrashedStatus, e.Status = e.Status, models.StatusTrash
-		return tx.SaveEvent(e)
+		if e, err = reload(tx, e.ID); err != nil {
+			return err
+		}
+		cats, tags, err := tx.EventTermIDs(e.ID)
+		if err != nil {
+			return err
+		}
+		if in.Force.V {
+			err = tx.DeleteEvent(e.ID)
+		} else {
+			e.TrashedStatus, e.Status = e.Status, models.StatusTrash
+			err = tx.SaveEvent(e)
+		}
+		if err != nil {
+			return err
+		}
+		return storeEventLinks(tx, e, eventLinks{}, cats, tags)
 	})
 	if err != nil {
 		return err

@@ -152,16 +152,40 @@ func EventsMatching(terms []string) Scope {
 	}
 }
 
-// containsFold is the case-insensitive pattern match of each dialect: ILIKE on PostgreSQL (which the trigram
-// indexes serve); LIKE on SQLite, which folds ASCII letters only.
+// containsFold is the case-insensitive pattern match of each dialect: ILIKE on PostgreSQL, which the trigram
+// indexes on the bare columns serve (lower(column) LIKE would need indexes of its own); on SQLite, LIKE on both
+// sides folded by calendar_fold, since SQLite's LIKE folds ASCII letters only.
 func containsFold(db *gorm.DB, column string) string {
 	if db.Dialector.Name() == Postgres {
 		return column + ` ILIKE ? ESCAPE '\'`
 	}
-	return column + ` LIKE ? ESCAPE '\'`
+	return `calendar_fold(` + column + `) LIKE calendar_fold(?) ESCAPE '\'`
 }
 
-// escapeLike makes the LIKE wildcards of s literal.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+// EventsInCategories keeps events linked to any of the categories (the caller includes their descendants).
+func EventsInCategories(ids []uint64) Scope { return linkedTo("event_categories", "category_id", ids) }
+
+// EventsWithTags keeps events linked to any of the tags.
+func EventsWithTags(ids []uint64) Scope { return linkedTo("event_tags", "tag_id", ids) }
+
+// EventsAtVenues keeps events linked to any of the venues.
+func EventsAtVenues(ids []uint64) Scope { return linkedTo("event_venues", "venue_id", ids) }
+
+// EventsByOrganizers keeps events linked to any of the organizers.
+func EventsByOrganizers(ids []uint64) Scope { return linkedTo("event_organizers", "organizer_id", ids) }
+
+// linkedTo keeps events with a row in the link table whose column is one of ids; the link table's
+// (column, event_id) index serves it. table and column are trusted names, never input.
+func linkedTo(table, column string, ids []uint64) Scope {
+	return func(db *gorm.DB) *gorm.DB {
+		return db.Where("events.id IN (SELECT event_id FROM "+table+" WHERE "+column+" IN ?)", ids)
+	}
+}
+
+// MissingVenueIDs returns those of ids that are no venue, in the order given.
+func (s *Store) MissingVenueIDs(ids []uint64) ([]uint64, error) { return s.missingIDs("venues", ids) }
+
+// MissingOrganizerIDs returns those of ids that are no organizer, in the order given.
+func (s *Store) MissingOrganizerIDs(ids []uint64) ([]uint64, error) {
+	return s.missingIDs("organizers", ids)
 }

@@ -48,6 +48,7 @@ func Table(app *controllers.App) []controllers.Route {
 	}
 	table = append(table, controllers.VenueRoutes(app)...)
 	table = append(table, controllers.OrganizerRoutes(app)...)
+	table = append(table, termRoutes(app)...)
 	index.Routes = table
 	return table
 }
@@ -83,6 +84,94 @@ func eventItemEndpoints[R, U, D any](read func(*gin.Context, *R) error, update f
 			Respond(http.StatusNotFound, "Error", "No such event (rest-event-not-found)").
 			Respond(http.StatusGone, "Error", "The event is already in the trash (event-is-in-trash)"),
 	}
+}
+
+// termRoutes are the category and tag routes (reference §1.4, §2.3, §8.3; API.md decides 404 for unknown IDs).
+func termRoutes(app *controllers.App) []controllers.Route {
+	categories := controllers.CategoryController{App: app}
+	tags := controllers.TagController{App: app}
+	return []controllers.Route{
+		{Path: "/categories", Endpoints: []controllers.Endpoint{
+			termList(controllers.Get(categories.List), "categories",
+				" `parent` keeps the direct children of a category (it must exist).").
+				Respond(http.StatusOK, "CategoryList", "One page of categories"),
+			termCreate(controllers.Post(categories.Create), "category",
+				"Creates a category. Needs the author role or above. `parent` must be an existing category (0: top level).").
+				Respond(http.StatusCreated, "Category", "The category created"),
+		}},
+		{Path: "/categories/:id", Endpoints: []controllers.Endpoint{
+			termGet(controllers.Get(categories.Get), "category").
+				Respond(http.StatusOK, "Category", "The category"),
+			termUpdate(controllers.Update(categories.Update), "category",
+				"Changes the fields sent; omitted fields stay. Needs the author role or above. A new parent must exist "+
+					"and must not be the category itself or one of its descendants.").
+				Respond(http.StatusOK, "Category", "The category as updated"),
+			termDelete(controllers.Delete(categories.Delete), "category",
+				"Deletes the category for good: events lose it and its children move to its parent. Needs the author "+
+					"role or above.").
+				Respond(http.StatusOK, "Category", "The category as it was before the delete").
+				Respond(http.StatusConflict, "Error", "A child would move next to a category of the same name (rest_cannot_delete)"),
+		}},
+		{Path: "/tags", Endpoints: []controllers.Endpoint{
+			termList(controllers.Get(tags.List), "tags", "").
+				Respond(http.StatusOK, "TagList", "One page of tags"),
+			termCreate(controllers.Post(tags.Create), "tag", "Creates a tag. Needs the editor role or above.").
+				Respond(http.StatusCreated, "Tag", "The tag created"),
+		}},
+		{Path: "/tags/:id", Endpoints: []controllers.Endpoint{
+			termGet(controllers.Get(tags.Get), "tag").
+				Respond(http.StatusOK, "Tag", "The tag"),
+			termUpdate(controllers.Update(tags.Update), "tag",
+				"Changes the fields sent; omitted fields stay. Needs the editor role or above.").
+				Respond(http.StatusOK, "Tag", "The tag as updated"),
+			termDelete(controllers.Delete(tags.Delete), "tag",
+				"Deletes the tag for good: events lose it. Needs the editor role or above.").
+				Respond(http.StatusOK, "Tag", "The tag as it was before the delete"),
+		}},
+	}
+}
+
+// termList, termGet, termCreate, termUpdate and termDelete add the documentation both taxonomies share.
+func termList(e controllers.Endpoint, plural, extra string) controllers.Endpoint {
+	return e.Doc("List event "+plural, "Reads are public. Ordered by name (case-insensitive) unless `orderby` says "+
+		"otherwise; `hide_empty` (default true) leaves out terms no published event has; `count` is the number of "+
+		"published events with the term. The body is `{rest_url, total, total_pages, "+plural+", next_rest_url?, "+
+		"previous_rest_url?}` with X-TEC-Total, X-TEC-TotalPages and an RFC 8288 Link header; the navigation links "+
+		"repeat the filters sent. A page past the last is an empty 200."+extra).
+		Respond(http.StatusBadRequest, "Error", "A parameter is invalid or names a record that does not exist (rest_invalid_param)")
+}
+
+func termGet(e controllers.Endpoint, kind string) controllers.Endpoint {
+	return e.Doc("Read an event "+kind, "The "+kind+" with this term ID. Reads are public.").
+		Respond(http.StatusNotFound, "Error", "No "+kind+" has this ID (rest_term_invalid)")
+}
+
+func termCreate(e controllers.Endpoint, kind, description string) controllers.Endpoint {
+	return termWrite(e.Require("name"), kind, "Create an event "+kind, description+" A name already used under the "+
+		"same parent (case-insensitive) is 400 term_exists with the existing term's ID in data.term_id; the slug, "+
+		"given or made from the name, is made unique.")
+}
+
+func termUpdate(e controllers.Endpoint, kind, description string) controllers.Endpoint {
+	return termWrite(e, kind, "Update an event "+kind, description+" A name already used under the same parent is "+
+		"400 term_exists; a slug another term uses is 400 duplicate_term_slug naming slug.").
+		Respond(http.StatusNotFound, "Error", "No "+kind+" has this ID (rest_term_invalid)")
+}
+
+func termDelete(e controllers.Endpoint, kind, description string) controllers.Endpoint {
+	return termAuth(e, kind).Doc("Delete an event "+kind, description).
+		Respond(http.StatusNotFound, "Error", "No "+kind+" has this ID (rest_term_invalid)")
+}
+
+func termWrite(e controllers.Endpoint, kind, summary, description string) controllers.Endpoint {
+	return termAuth(e, kind).Doc(summary, description+" Validation errors (400) come before permission errors (403).").
+		Respond(http.StatusBadRequest, "Error", "A parameter is missing or invalid, or the name or slug is taken")
+}
+
+func termAuth(e controllers.Endpoint, kind string) controllers.Endpoint {
+	return e.Authenticated().
+		Respond(http.StatusUnauthorized, "Error", "No credentials, or bad ones (rest_forbidden)").
+		Respond(http.StatusForbidden, "Error", "The caller's role may not manage "+kind+"s (rest_forbidden)")
 }
 
 // New builds the HTTP handler of the whole service: probes and metrics at the server root, the API under its

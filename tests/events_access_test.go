@@ -216,7 +216,7 @@ func TestTrashRestoreAndPermanentDelete(t *testing.T) {
 		if ids := app.listIDs(t, "", editor.token); len(ids) != 0 {
 			t.Fatalf("listed %v", ids)
 		}
-		if ids := app.listIDs(t, "status=trash", editor.token); !sameInts(ids, []int{idOf(e)}) {
+		if ids := app.listIDs(t, "status=trash", editor.token); !sameInts(ids, []int{evID(e)}) {
 			t.Fatalf("status=trash lists %v", ids)
 		}
 	})
@@ -312,7 +312,7 @@ func TestPasswordProtectedEvents(t *testing.T) {
 	t.Run("it is stored only as a hash", func(t *testing.T) {
 		app.updateEvent(t, http.MethodPatch, eventPath(e), author.token, map[string]any{"password": "opensesame"})
 		var stored string
-		if err := app.Store.DB().Model(&models.Event{}).Where("id = ?", idOf(e)).Pluck("password", &stored).Error; err != nil {
+		if err := app.Store.DB().Model(&models.Event{}).Where("id = ?", evID(e)).Pluck("password", &stored).Error; err != nil {
 			t.Fatal(err)
 		}
 		if stored == "" || stored == "opensesame" {

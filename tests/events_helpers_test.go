@@ -61,23 +61,8 @@ func idsOf(list any) []int {
 	return ids
 }
 
-func idOf(event map[string]any) int { return int(event["id"].(float64)) }
-
-// expectInvalid fails unless the answer is 400 rest_invalid_param naming exactly the parameters.
-func expectInvalid(t *testing.T, res *Response, params ...string) map[string]any {
-	t.Helper()
-	body := res.ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
-	got, _ := body["data"].(map[string]any)["params"].(map[string]any)
-	for _, p := range params {
-		if reason, ok := got[p].(string); !ok || reason == "" {
-			t.Fatalf("data.params does not name %s with a reason: %s", p, res.Body)
-		}
-	}
-	if len(got) != len(params) {
-		t.Fatalf("data.params = %v, want exactly %v", got, params)
-	}
-	return body
-}
+// evID is the ID of an event record.
+func evID(event map[string]any) int { return int(event["id"].(float64)) }
 
 // countEvents counts the rows of the events table, to prove that a refused write left nothing behind.
 func (a *App) countEvents(t *testing.T) int64 {

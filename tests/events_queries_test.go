@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -39,8 +40,12 @@ func TestAnEventListTakesTheSameQueriesWhateverItsSize(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	for i := 0; i < 50; i++ {
-		app.createEvent(t, token, eventBody("E", 1+i%30, "image", "https://img.example/"+string(rune('a'+i%26))+".png",
-			"parent", nil))
+		img := func(kind string) string { return fmt.Sprintf("https://img.example/%s%d.png", kind, i) }
+		app.createEvent(t, token, eventBody("E", 1+i%30, "image", img("e"),
+			"venue", map[string]any{"venue": fmt.Sprintf("Venue %d", i), "image": img("v")},
+			"organizer", []any{map[string]any{"organizer": fmt.Sprintf("Organizer %d", i), "image": img("o")},
+				map[string]any{"organizer": "Shared organizer"}},
+			"categories", []any{fmt.Sprintf("Category %d", i%7), "Shared"}, "tags", fmt.Sprintf("tag-%d,common", i%5)))
 	}
 	n := countQueries(t, app)
 	perPage := func(size string) int64 {

@@ -19,28 +19,6 @@ var eventKeys = []string{"id", "global_id", "global_id_lineage", "author", "stat
 	"show_map_link", "hide_from_listings", "sticky", "featured", "ticketed", "parent", "categories", "tags", "venue",
 	"organizer", "custom_fields"}
 
-// keyOrder returns the keys of a JSON object in the order they appear.
-func keyOrder(t *testing.T, raw []byte) []string {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	if _, err := dec.Token(); err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return keys
-}
-
 func TestCreatingAnEventAnswersTheFullRecord(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
@@ -53,10 +31,10 @@ func TestCreatingAnEventAnswersTheFullRecord(t *testing.T) {
 	}})
 	res.ExpectStatus(t, http.StatusCreated)
 	e := res.JSON(t)
-	if got := keyOrder(t, res.Body); strings.Join(got, ",") != strings.Join(eventKeys, ",") {
+	if got := jsonKeys(t, res.Body); strings.Join(got, ",") != strings.Join(eventKeys, ",") {
 		t.Fatalf("keys\n got %v\nwant %v", got, eventKeys)
 	}
-	id := idOf(e)
+	id := evID(e)
 	if loc := res.Header.Get("Location"); loc != "http://example.com/calendar/events/v1/events/"+strconv.Itoa(id) {
 		t.Fatalf("Location = %q", loc)
 	}

@@ -1,0 +1,546 @@
+package controllers
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"calendar/models"
+)
+
+func init() {
+	// Names of terms created by event writes (ResolveCategories, ResolveTags) get the same plain-text rule as
+	// names sent to /categories and /tags.
+	models.PlainTextName = PlainText
+}
+
+// The taxonomy names the reference uses; clients recognise terms by them.
+const (
+	TaxonomyCategory = "tribe_events_cat"
+	TaxonomyTag      = "post_tag"
+)
+
+// termKind is what differs between categories and tags in the API.
+type termKind struct {
+	tax *models.Taxonomy
+	// collection is the path segment and the list's key: "categories" or "tags".
+	collection string
+	taxonomy   string
+	canManage  func(*models.User) bool
+	// archive is the path of the public term archive under the site, before the term's path.
+	archive string
+}
+
+var (
+	categoryKind = termKind{tax: models.CategoryTaxonomy, collection: "categories", taxonomy: TaxonomyCategory,
+		canManage: (*models.User).CanManageCategories, archive: "/events/category/"}
+	tagKind = termKind{tax: models.TagTaxonomy, collection: "tags", taxonomy: TaxonomyTag,
+		canManage: (*models.User).CanManageTags, archive: "/tag/"}
+)
+
+// TermURLs are a term's API links (reference §1.4): Up only when it has a parent.
+type TermURLs struct {
+	Self       string `json:"self"`
+	Collection string `json:"collection"`
+	Up         string `json:"up,omitempty"`
+}
+
+// Term is the standalone shape of a category or tag (reference §1.4), in the reference's key order. Parent is
+// present for categories only.
+type Term struct {
+	ID          uint64   `json:"id"`
+	Count       int64    `json:"count"`
+	Description string   `json:"description"`
+	Name        string   `json:"name"`
+	Slug        string   `json:"slug"`
+	Taxonomy    string   `json:"taxonomy"`
+	Parent      *uint64  `json:"parent,omitempty"`
+	Meta        []any    `json:"meta"`
+	URL         string   `json:"url"`
+	URLs        TermURLs `json:"urls"`
+}
+
+// EmbeddedTerm is a category or tag inside an event (reference §1.4): WordPress's term object, without url and
+// meta. Parent is 0 for tags.
+type EmbeddedTerm struct {
+	Name           string   `json:"name"`
+	Slug           string   `json:"slug"`
+	TermGroup      int      `json:"term_group"`
+	TermTaxonomyID uint64   `json:"term_taxonomy_id"`
+	Taxonomy       string   `json:"taxonomy"`
+	Description    string   `json:"description"`
+	Parent         uint64   `json:"parent"`
+	Count          int64    `json:"count"`
+	Filter         string   `json:"filter"`
+	ID             uint64   `json:"id"`
+	URLs           TermURLs `json:"urls"`
+}
+
+// EmbeddedCategory is the shape of category c inside an event.
+func EmbeddedCategory(site Site, c *models.Category) EmbeddedTerm {
+	return categoryKind.embedded(site, models.Term{ID: c.ID, Name: c.Name, Slug: c.Slug,
+		Description: c.Description, ParentID: c.ParentID, Count: c.Count})
+}
+
+// EmbeddedTag is the shape of tag t inside an event.
+func EmbeddedTag(site Site, t *models.Tag) EmbeddedTerm {
+	return tagKind.embedded(site, models.Term{ID: t.ID, Name: t.Name, Slug: t.Slug,
+		Description: t.Description, Count: t.Count})
+}
+
+func (k termKind) embedded(site Site, t models.Term) EmbeddedTerm {
+	var parent uint64
+	if t.ParentID != nil {
+		parent = *t.ParentID
+	}
+	return EmbeddedTerm{Name: t.Name, Slug: t.Slug, TermTaxonomyID: t.ID, Taxonomy: k.taxonomy,
+		Description: t.Description, Parent: parent, Count: t.Count, Filter: "raw", ID: t.ID, URLs: k.urls(site, t)}
+}
+
+func (k termKind) collectionURL(site Site) string { return site.Root + "/" + k.collection }
+
+func (k termKind) selfURL(site Site, id uint64) string {
+	return k.collectionURL(site) + "/" + strconv.FormatUint(id, 10)
+}
+
+func (k termKind) urls(site Site, t models.Term) TermURLs {
+	u := TermURLs{Self: k.selfURL(site, t.ID), Collection: k.collectionURL(site)}
+	if t.ParentID != nil && *t.ParentID != 0 {
+		u.Up = k.selfURL(site, *t.ParentID)
+	}
+	return u
+}
+
+// standalone is the shape of t; path is its permalink path (ancestor slugs and its own, for categories).
+func (k termKind) standalone(site Site, t models.Term, path string) Term {
+	out := Term{ID: t.ID, Count: t.Count, Description: t.Description, Name: t.Name, Slug: t.Slug,
+		Taxonomy: k.taxonomy, Meta: []any{}, URL: site.Home + k.archive + path + "/", URLs: k.urls(site, t)}
+	if k.tax.Hierarchical() {
+		parent := uint64(0)
+		if t.ParentID != nil {
+			parent = *t.ParentID
+		}
+		out.Parent = &parent
+	}
+	return out
+}
+
+// shapes maps terms to their standalone shapes, with the permalink paths of categories loaded in one query.
+func (k termKind) shapes(store *models.Store, site Site, terms []models.Term) ([]Term, error) {
+	paths := map[uint64]string{}
+	if k.tax.Hierarchical() {
+		var err error
+		if paths, err = store.CategoryPaths(terms); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]Term, len(terms))
+	for i, t := range terms {
+		path, ok := paths[t.ID]
+		if !ok {
+			path = t.Slug
+		}
+		out[i] = k.standalone(site, t, path)
+	}
+	return out, nil
+}
+
+func (k termKind) shape(store *models.Store, site Site, t *models.Term) (Term, error) {
+	shapes, err := k.shapes(store, site, []models.Term{*t})
+	if err != nil {
+		return Term{}, err
+	}
+	return shapes[0], nil
+}
+
+// notFound is the answer for an unknown term ID (API.md §5: 404, where the reference answers 400).
+func (k termKind) notFound() *models.Error {
+	return models.Errorf(models.KindNotFound, "rest_term_invalid", "Term does not exist.")
+}
+
+// TermName is a term name parameter: reduced to plain text, which must not be empty, at most 200 characters.
+type TermName string
+
+// DecodeParam implements ParamDecoder.
+func (n *TermName) DecodeParam(raw any) error {
+	return decodeText((*string)(n), raw, func(s string) (string, error) {
+		s = PlainText(s)
+		if utf8.RuneCountInString(s) > models.MaxTermNameLen {
+			return "", errors.New("must be at most " + strconv.Itoa(models.MaxTermNameLen) + " characters long")
+		}
+		return s, nil
+	})
+}
+
+// TermDescription is a term description parameter: HTML, sanitised; it must not be empty.
+type TermDescription string
+
+// DecodeParam implements ParamDecoder.
+func (d *TermDescription) DecodeParam(raw any) error {
+	return decodeText((*string)(d), raw, func(s string) (string, error) { return SanitizeHTML(s), nil })
+}
+
+// TermSlug is a slug parameter: sanitised into a slug (lower-case letters, digits, hyphens), which must not be
+// empty.
+type TermSlug string
+
+// DecodeParam implements ParamDecoder.
+func (sl *TermSlug) DecodeParam(raw any) error {
+	return decodeText((*string)(sl), raw, func(s string) (string, error) {
+		if slug := models.Slugify(s, ""); slug != "" {
+			return slug, nil
+		}
+		return "", errors.New("must contain letters or digits")
+	})
+}
+
+// Text is a string parameter that must not be empty (or blank) when it is sent; it is trimmed.
+type Text string
+
+// DecodeParam implements ParamDecoder.
+func (t *Text) DecodeParam(raw any) error {
+	return decodeText((*string)(t), raw, func(s string) (string, error) { return strings.TrimSpace(s), nil })
+}
+
+// ParamSchema implements ParamSchema for the text parameters.
+func (TermName) ParamSchema() Schema        { return Schema{Type: "string"} }
+func (TermDescription) ParamSchema() Schema { return Schema{Type: "string"} }
+func (TermSlug) ParamSchema() Schema        { return Schema{Type: "string"} }
+func (Text) ParamSchema() Schema            { return Schema{Type: "string"} }
+
+// decodeText decodes a string parameter that must not be blank, cleans it, and stores the result, which must not
+// be empty either (a name of markup only cleans to nothing).
+func decodeText(dst *string, raw any, clean func(string) (string, error)) error {
+	s, err := DecodeString(raw)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(s) != "" {
+		if s, err = clean(s); err != nil {
+			return err
+		}
+	}
+	if strings.TrimSpace(s) == "" {
+		return errors.New("must not be empty")
+	}
+	*dst = s
+	return nil
+}
+
+// TermFields are the fields of a category or tag write.
+type TermFields struct {
+	Name        Opt[TermName]        `param:"name" doc:"The term name (plain text; tags are removed). Required on create; at most 200 characters; unique (case-insensitive) among its siblings."`
+	Description Opt[TermDescription] `param:"description" doc:"The term description (HTML, sanitised against an allow-list)."`
+	Slug        Opt[TermSlug]        `param:"slug" doc:"An alphanumeric identifier for the term, unique in its taxonomy; generated from the name when absent, and made unique on create."`
+}
+
+// input turns the sent fields into the store's input; parent is only sent for categories.
+func (f TermFields) input(parent Opt[int64]) models.TermInput {
+	var in models.TermInput
+	if f.Name.Set {
+		name := string(f.Name.V)
+		in.Name = &name
+	}
+	if f.Description.Set {
+		d := string(f.Description.V)
+		in.Description = &d
+	}
+	if f.Slug.Set {
+		s := string(f.Slug.V)
+		in.Slug = &s
+	}
+	if parent.Set {
+		p := uint64(parent.V)
+		in.Parent = &p
+	}
+	return in
+}
+
+// TermIDPath is the term ID in an item path.
+type TermIDPath struct {
+	ID Opt[int64] `param:"id" in:"path" doc:"The term ID."`
+}
+
+// TermListParams are the filters of GET /categories and GET /tags (reference §8.3).
+type TermListParams struct {
+	Paging
+	Search    Opt[Text]    `param:"search" doc:"Keep terms whose name or slug contains this text (case-insensitive)."`
+	Exclude   Opt[[]int64] `param:"exclude" doc:"Leave out terms with these IDs (array or CSV); each must exist."`
+	Include   Opt[[]int64] `param:"include" doc:"Keep only terms with these IDs (array or CSV); each must exist."`
+	Order     Opt[Text]    `param:"order" doc:"Sort direction: asc (any case) is ascending, any other value descending; ascending when absent."`
+	OrderBy   Opt[Text]    `param:"orderby" default:"name" doc:"Sort key: id (or term_id), name (case-insensitive), slug, count, description, parent, term_group, term_taxonomy_id, taxonomy, term_order, none, or include (the order of the include list). Unknown keys sort by name; ties are broken by ID."`
+	HideEmpty Opt[bool]    `param:"hide_empty" default:"true" doc:"Leave out terms that no published event has."`
+	Post      Opt[int64]   `param:"post" doc:"Keep the terms of this event; it must exist. Terms of an event you may not read (or that a password protects) are not listed."`
+	Event     Opt[int64]   `param:"event" doc:"Alias of post; wins when both are given."`
+	Slug      Opt[Text]    `param:"slug" doc:"Keep the term with this slug (sanitised as slugs are)."`
+}
+
+// filter is the store's filter for the parameters. IDs that cannot exist (0 or negative) are looked up as 0, which
+// no record has, so the store reports them with the others.
+func (p *TermListParams) filter(parent Opt[int64], viewer *models.User) models.TermFilter {
+	f := models.TermFilter{Search: string(p.Search.V), Include: toIDs(p.Include.V), Exclude: toIDs(p.Exclude.V),
+		Slug: string(p.Slug.V), HideEmpty: p.HideEmpty.Or(true), OrderBy: string(p.OrderBy.V), Viewer: viewer,
+		Descending: p.Order.Set && !strings.EqualFold(string(p.Order.V), "asc")}
+	if parent.Set {
+		id := uint64(max(parent.V, 0))
+		f.ParentID = &id
+	}
+	switch {
+	case p.Event.Set:
+		id := uint64(max(p.Event.V, 0))
+		f.EventID, f.EventParam = &id, "event"
+	case p.Post.Set:
+		id := uint64(max(p.Post.V, 0))
+		f.EventID, f.EventParam = &id, "post"
+	}
+	return f
+}
+
+// args is the list's query as its navigation links repeat it: the parameters sent, normalised.
+func (p *TermListParams) args(parent Opt[int64], page models.Page) QueryArgs {
+	var q QueryArgs
+	if p.PerPage.Set {
+		q = q.Add("per_page", strconv.Itoa(page.Size))
+	}
+	if p.Search.Set {
+		q = q.Add("search", string(p.Search.V))
+	}
+	if p.Exclude.Set && len(p.Exclude.V) > 0 {
+		q = q.Add("exclude", csv(p.Exclude.V))
+	}
+	if p.Include.Set && len(p.Include.V) > 0 {
+		q = q.Add("include", csv(p.Include.V))
+	}
+	if p.Order.Set {
+		q = q.Add("order", string(p.Order.V))
+	}
+	if p.OrderBy.Set {
+		q = q.Add("orderby", string(p.OrderBy.V))
+	}
+	if p.HideEmpty.Set {
+		q = q.Add("hide_empty", map[bool]string{true: "1", false: "0"}[p.HideEmpty.V])
+	}
+	if parent.Set {
+		q = q.Add("parent", strconv.FormatInt(parent.V, 10))
+	}
+	if p.Post.Set {
+		q = q.Add("post", strconv.FormatInt(p.Post.V, 10))
+	}
+	if p.Event.Set {
+		q = q.Add("event", strconv.FormatInt(p.Event.V, 10))
+	}
+	if p.Slug.Set {
+		q = q.Add("slug", string(p.Slug.V))
+	}
+	return q
+}
+
+func toIDs(ids []int64) []uint64 {
+	out := make([]uint64, len(ids))
+	for i, id := range ids {
+		out[i] = uint64(id)
+	}
+	return out
+}
+
+func csv(ids []int64) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.FormatInt(id, 10)
+	}
+	return strings.Join(parts, ",")
+}
+
+// checkPaging reports page or per_page values below 1, which Paging's `omitempty` validation lets through when
+// they are 0 (and which would make a negative offset).
+func checkPaging(p Paging) error {
+	invalid := map[string]string{}
+	if p.Page.Set && p.Page.V < 1 {
+		invalid["page"] = "must be greater than 0"
+	}
+	if p.PerPage.Set && p.PerPage.V < 1 {
+		invalid["per_page"] = "must be greater than 0"
+	}
+	if len(invalid) > 0 {
+		return models.Invalid(invalid)
+	}
+	return nil
+}
+
+// termController serves one taxonomy; CategoryController and TagController wrap it with their own inputs.
+type termController struct {
+	*App
+	kind termKind
+}
+
+// list handles GET /categories and GET /tags: the envelope and headers of reference §2.3, with an RFC 8288 Link
+// header; a page past the last is an empty 200.
+func (tc termController) list(c *gin.Context, p *TermListParams, parent Opt[int64]) error {
+	if err := checkPaging(p.Paging); err != nil {
+		return err
+	}
+	f := p.filter(parent, models.UserFrom(c.Request.Context()))
+	store := tc.Store.WithContext(c.Request.Context())
+	page := p.Resolve(tc.Config.MaxPerPage)
+	terms, total, err := store.Terms(tc.kind.tax, f, page)
+	if err != nil {
+		return err
+	}
+	site := tc.Site(c)
+	items, err := tc.kind.shapes(store, site, terms)
+	if err != nil {
+		return err
+	}
+	totalPages := TotalPages(total, page.Size)
+	base := tc.kind.collectionURL(site) + "/"
+	args := p.args(parent, page)
+	pageURL := func(n int) string {
+		if n <= 1 {
+			return args.WithPage(0).URL(base)
+		}
+		return args.WithPage(n).URL(base)
+	}
+	links := ListLinks{Self: base, First: pageURL(1)}
+	if totalPages > 0 {
+		links.Last = pageURL(totalPages)
+	}
+	body := orderedMap{{"rest_url", base}, {"total", total}, {"total_pages", totalPages}, {tc.kind.collection, items}}
+	if page.Number < totalPages {
+		links.Next = pageURL(page.Number + 1)
+		body = append(body, orderedEntry{"next_rest_url", links.Next})
+	}
+	if page.Number > 1 {
+		links.Previous = pageURL(page.Number - 1)
+		body = append(body, orderedEntry{"previous_rest_url", links.Previous})
+	}
+	SetListHeaders(c, total, totalPages, links)
+	c.JSON(http.StatusOK, body)
+	return nil
+}
+
+// get handles GET /categories/:id and GET /tags/:id.
+func (tc termController) get(c *gin.Context, id Opt[int64]) error {
+	store := tc.Store.WithContext(c.Request.Context())
+	t, err := tc.find(store, id)
+	if err != nil {
+		return err
+	}
+	out, err := tc.kind.shape(store, tc.Site(c), t)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, out)
+	return nil
+}
+
+// find reads the term of a path ID, or answers 404 rest_term_invalid.
+func (tc termController) find(store *models.Store, id Opt[int64]) (*models.Term, error) {
+	if id.V < 0 {
+		return nil, models.NoRoute() // the route takes digits only
+	}
+	t, err := store.Term(tc.kind.tax, uint64(id.V))
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, tc.kind.notFound()
+	}
+	return t, err
+}
+
+// authorize answers 403 (401 for anonymous callers, whom Authenticated already turned away) unless the caller may
+// manage terms of the kind. Handlers call it after validation: a bad request is 400 even for those who may not
+// write (reference §0.2).
+func (tc termController) authorize(c *gin.Context) error {
+	if !tc.kind.canManage(models.UserFrom(c.Request.Context())) {
+		return models.Forbidden()
+	}
+	return nil
+}
+
+// create handles POST /categories and POST /tags: 201 with the term and its Location.
+func (tc termController) create(c *gin.Context, fields TermFields, parent Opt[int64]) error {
+	out, err := tc.save(c, nil, fields.input(parent))
+	if err != nil {
+		return err
+	}
+	c.Header("Location", out.URLs.Self)
+	c.JSON(http.StatusCreated, out)
+	return nil
+}
+
+// update handles POST, PUT and PATCH on /categories/:id and /tags/:id: omitted fields stay as they are.
+func (tc termController) update(c *gin.Context, id Opt[int64], fields TermFields, parent Opt[int64]) error {
+	out, err := tc.save(c, &id, fields.input(parent))
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, out)
+	return nil
+}
+
+// save creates a term (id nil) or updates one in a transaction: the term must exist (404), the input must hold
+// (400), and only then must the caller be allowed (403).
+func (tc termController) save(c *gin.Context, id *Opt[int64], in models.TermInput) (Term, error) {
+	site := tc.Site(c)
+	var out Term
+	err := tc.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
+		var cur *models.Term
+		if id != nil {
+			var err error
+			if cur, err = tc.find(tx, *id); err != nil {
+				return err
+			}
+		}
+		curID := uint64(0)
+		if cur != nil {
+			curID = cur.ID
+		}
+		if err := tx.CheckTermInput(tc.kind.tax, curID, in); err != nil {
+			return err
+		}
+		if err := tc.authorize(c); err != nil {
+			return err
+		}
+		var t *models.Term
+		var err error
+		if cur == nil {
+			t, err = tx.CreateTerm(tc.kind.tax, in)
+		} else {
+			t, err = tx.UpdateTerm(tc.kind.tax, cur.ID, in)
+		}
+		if err != nil {
+			return err
+		}
+		out, err = tc.kind.shape(tx, site, t)
+		return err
+	})
+	return out, err
+}
+
+// remove handles DELETE /categories/:id and /tags/:id: a permanent delete answering the term as it was.
+func (tc termController) remove(c *gin.Context, id Opt[int64]) error {
+	site := tc.Site(c)
+	var out Term
+	err := tc.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
+		cur, err := tc.find(tx, id)
+		if err != nil {
+			return err
+		}
+		if err := tc.authorize(c); err != nil {
+			return err
+		}
+		// The shape (its permalink path) is taken while the term and its ancestors still exist.
+		if out, err = tc.kind.shape(tx, site, cur); err != nil {
+			return err
+		}
+		_, err = tx.DeleteTerm(tc.kind.tax, cur.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, out)
+	return nil
+}

@@ -1,0 +1,865 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/text/cases"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Taxonomy is a kind of term: categories (hierarchical) or tags (flat). Its fields name tables and columns; they are
+// fixed here and never come from input, so queries may splice them in.
+type Taxonomy struct {
+	table        string // categories | tags
+	joinTable    string // event_categories | event_tags
+	joinColumn   string // category_id | tag_id
+	param        string // the event parameter and list filter that name terms of this kind
+	singular     string // for messages and as the slug of a name with nothing to keep
+	hierarchical bool
+	// existsMessage is WordPress's term_exists message for the taxonomy.
+	existsMessage string
+}
+
+// The two taxonomies.
+var (
+	CategoryTaxonomy = &Taxonomy{table: "categories", joinTable: "event_categories", joinColumn: "category_id",
+		param: "categories", singular: "category", hierarchical: true,
+		existsMessage: "A term with the name provided already exists with this parent."}
+	TagTaxonomy = &Taxonomy{table: "tags", joinTable: "event_tags", joinColumn: "tag_id",
+		param: "tags", singular: "tag",
+		existsMessage: "A term with the name provided already exists in this taxonomy."}
+)
+
+// Hierarchical tells whether terms of the taxonomy have parents.
+func (tax *Taxonomy) Hierarchical() bool { return tax.hierarchical }
+
+// MaxTermNameLen is the longest term name, in characters (WordPress's limit).
+const MaxTermNameLen = 200
+
+// PlainTextName reduces a term name taken from input to plain text. Package controllers owns the HTML policy and
+// sets this to its PlainText at init (models cannot import controllers); the default only trims spaces.
+var PlainTextName = strings.TrimSpace
+
+// FoldName is the case-folded form of a name (Unicode-aware, computed here rather than by the database so that
+// matching, search and ordering behave the same on SQLite, whose lower() knows only ASCII, and PostgreSQL).
+func FoldName(name string) string { return cases.Fold().String(name) }
+
+// Term is a category or a tag as the store reads it; ParentID is nil for top-level categories and for every tag.
+type Term struct {
+	ID          uint64
+	Name        string
+	NameKey     string
+	Slug        string
+	Description string
+	ParentID    *uint64
+	Count       int64
+}
+
+// TermInput is a create or an update of a term: nil fields were not sent. Values are already clean (plain-text
+// name, sanitised description, slugified slug). Parent 0 means top level; tags ignore Parent.
+type TermInput struct {
+	Name        *string
+	Description *string
+	Slug        *string
+	Parent      *uint64
+}
+
+// TermFilter selects terms for a list (reference §8.3). Zero values do not filter, except HideEmpty.
+type TermFilter struct {
+	// Search keeps terms whose name or slug contains it, case-insensitively.
+	Search string
+	// Include and Exclude restrict to, or leave out, these IDs; each must exist.
+	Include, Exclude []uint64
+	// Slug keeps the term with this slug (sanitised as slugs are).
+	Slug string
+	// ParentID keeps the direct children of this category; it must exist.
+	ParentID *uint64
+	// EventID keeps the terms of this event; it must exist. EventParam names the parameter that gave it ("event"
+	// or "post"), for the error.
+	EventID    *uint64
+	EventParam string
+	// Viewer is who asks: the terms of an event the viewer may not read (or whose password protects them) are not
+	// listed.
+	Viewer *User
+	// HideEmpty leaves out terms with no published events.
+	HideEmpty bool
+	// OrderBy is a key of reference §8.3 (unknown keys order by name); Descending reverses it.
+	OrderBy    string
+	Descending bool
+}
+
+// termColumns is what the store reads of a term of tax.
+func (tax *Taxonomy) termColumns() string {
+	if tax.hierarchical {
+		return "id, name, name_key, slug, description, parent_id, count"
+	}
+	return "id, name, name_key, slug, description, count"
+}
+
+// Term reads one term; ErrNotFound when tax has no term with that ID.
+func (s *Store) Term(tax *Taxonomy, id uint64) (*Term, error) {
+	var t Term
+	err := s.db.Table(tax.table).Select(tax.termColumns()).Where("id = ?", id).Take(&t).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// Terms lists one page of the terms f selects, and how many it selects in all. Filters naming records that do not
+// exist are one rest_invalid_param error naming each of them. The count and the page are two queries whatever the
+// page size.
+func (s *Store) Terms(tax *Taxonomy, f TermFilter, p Page) ([]Term, int64, error) {
+	visible, err := s.checkTermFilter(tax, f)
+	if err != nil || !visible {
+		return []Term{}, 0, err
+	}
+	base := s.db.Table(tax.table).Scopes(f.scope(tax)).Session(&gorm.Session{})
+	var total int64
+	if err := base.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	terms := []Term{}
+	if total == 0 || int64(p.Offset()) >= total {
+		return terms, total, nil
+	}
+	err = base.Select(tax.termColumns()).Order(termOrder(tax, f)).Scopes(Paginate(p)).Find(&terms).Error
+	return terms, total, err
+}
+
+// checkTermFilter reports filters that name missing records, and whether the event filter's event is one whose
+// terms the viewer may see.
+func (s *Store) checkTermFilter(tax *Taxonomy, f TermFilter) (bool, error) {
+	invalid := map[string]string{}
+	for param, ids := range map[string][]uint64{"include": f.Include, "exclude": f.Exclude} {
+		missing, err := s.missingIDs(tax.table, ids)
+		if err != nil {
+			return false, err
+		}
+		if len(missing) > 0 {
+			invalid[param] = fmt.Sprintf("no %s with ID %s", tax.singular, joinIDs(missing))
+		}
+	}
+	if f.ParentID != nil && tax.hierarchical {
+		missing, err := s.missingIDs(tax.table, []uint64{*f.ParentID})
+		if err != nil {
+			return false, err
+		}
+		if len(missing) > 0 {
+			invalid["parent"] = "must be the ID of an existing category"
+		}
+	}
+	visible := true
+	if f.EventID != nil {
+		exists, canSee, err := s.eventTermsVisible(*f.EventID, f.Viewer)
+		if err != nil {
+			return false, err
+		}
+		if !exists {
+			invalid[f.EventParam] = "must be the ID of an existing event"
+		}
+		visible = canSee
+	}
+	if len(invalid) > 0 {
+		return false, Invalid(invalid)
+	}
+	return visible, nil
+}
+
+// eventTermsVisible tells whether the event exists, and whether viewer may see its terms: events the viewer cannot
+// read, and password-protected ones the viewer cannot edit, show no terms (as embeds redact them, reference §1.6).
+func (s *Store) eventTermsVisible(id uint64, viewer *User) (exists, visible bool, err error) {
+	var ev struct {
+		AuthorID      uint64
+		Status        string
+		TrashedStatus string
+		Password      string
+	}
+	err = s.db.Table("events").Select("author_id, status, trashed_status, password").Where("id = ?", id).Take(&ev).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	owned := Owned{AuthorID: ev.AuthorID, Status: ev.Status, TrashedStatus: ev.TrashedStatus}
+	return true, viewer.CanRead(owned) && (ev.Password == "" || viewer.CanEdit(owned)), nil
+}
+
+// scope applies the filter's conditions; every one is index-backed except search (a contains-match on the term
+// table, which holds at most thousands of rows).
+func (f TermFilter) scope(tax *Taxonomy) func(*gorm.DB) *gorm.DB {
+	return func(q *gorm.DB) *gorm.DB {
+		if f.Search != "" {
+			pattern := "%" + escapeLike(FoldName(f.Search)) + "%"
+			q = q.Where(`(name_key LIKE ? ESCAPE '\' OR slug LIKE ? ESCAPE '\')`, pattern, pattern)
+		}
+		if len(f.Include) > 0 {
+			q = q.Where("id IN ?", f.Include)
+		}
+		if len(f.Exclude) > 0 {
+			q = q.Where("id NOT IN ?", f.Exclude)
+		}
+		if f.Slug != "" {
+			q = q.Where("slug = ?", Slugify(f.Slug, strings.ToLower(f.Slug)))
+		}
+		if f.ParentID != nil && tax.hierarchical {
+			q = q.Where("parent_id = ?", *f.ParentID)
+		}
+		if f.EventID != nil {
+			q = q.Where("id IN (SELECT "+tax.joinColumn+" FROM "+tax.joinTable+" WHERE event_id = ?)", *f.EventID)
+		}
+		if f.HideEmpty {
+			q = q.Where("count > 0")
+		}
+		return q
+	}
+}
+
+// termOrderColumns maps the orderby keys of reference §8.3 to the columns they sort by (then by ID). Keys that
+// WordPress sorts by a value every term here shares (term_group, taxonomy, term_order) or by nothing (none) sort
+// by ID; name sorts case-insensitively, as WordPress's collation does.
+var termOrderColumns = map[string]string{
+	"id": "id", "term_id": "id", "term_taxonomy_id": "id", "term_group": "id", "taxonomy": "id",
+	"term_order": "id", "none": "id",
+	"name": "name_key", "slug": "slug", "count": "count", "description": "description",
+	"parent": "COALESCE(parent_id, 0)",
+}
+
+// termOrder is the ORDER BY of a list: an allow-listed column, or the position in the include list for
+// orderby=include, with the ID as tie-breaker in the same direction. Unknown keys sort by name (WordPress's
+// parse_orderby()).
+func termOrder(tax *Taxonomy, f TermFilter) clause.OrderBy {
+	dir := " ASC"
+	if f.Descending {
+		dir = " DESC"
+	}
+	key := strings.ToLower(f.OrderBy)
+	if key == "include" && len(f.Include) > 0 {
+		var sql strings.Builder
+		vars := make([]any, 0, len(f.Include))
+		sql.WriteString("CASE id")
+		for i, id := range f.Include {
+			sql.WriteString(" WHEN ? THEN " + strconv.Itoa(i))
+			vars = append(vars, id)
+		}
+		sql.WriteString(" END" + dir + ", id" + dir)
+		return clause.OrderBy{Expression: clause.Expr{SQL: sql.String(), Vars: vars, WithoutParentheses: true}}
+	}
+	col, ok := termOrderColumns[key]
+	if !ok || (key == "parent" && !tax.hierarchical) {
+		col = "name_key"
+		if key == "parent" {
+			col = "id"
+		}
+	}
+	order := col + dir
+	if col != "id" {
+		order += ", id" + dir
+	}
+	return clause.OrderBy{Expression: clause.Expr{SQL: order}}
+}
+
+// CheckTermInput validates what a create (id 0) or an update of term id sends beyond the values themselves: the
+// parent must be an existing category and not the category itself or one of its descendants. On PostgreSQL it
+// takes the taxonomy's hierarchy lock, held until the transaction ends, so that two concurrent parent changes
+// cannot make a cycle together.
+func (s *Store) CheckTermInput(tax *Taxonomy, id uint64, in TermInput) error {
+	if !tax.hierarchical || in.Parent == nil || *in.Parent == 0 {
+		return nil
+	}
+	parent := *in.Parent
+	if parent == id {
+		return InvalidParam("parent", "a category cannot be its own parent")
+	}
+	if err := s.lockHierarchy(tax); err != nil {
+		return err
+	}
+	ancestry, err := s.ancestry(tax, []uint64{parent})
+	if err != nil {
+		return err
+	}
+	if _, ok := ancestry[parent]; !ok {
+		return InvalidParam("parent", "must be the ID of an existing category")
+	}
+	for at, hops := parent, 0; at != 0 && hops <= len(ancestry); hops++ {
+		if at == id {
+			return InvalidParam("parent", fmt.Sprintf("category %d is a descendant of this category", parent))
+		}
+		at = ancestry[at].parent
+	}
+	return nil
+}
+
+// CreateTerm creates a term from in (Name is required). A term of the same name (case-insensitive) under the same
+// parent is 400 term_exists with its ID; the slug (given or made from the name) is made unique. Call it in a
+// transaction, after CheckTermInput.
+func (s *Store) CreateTerm(tax *Taxonomy, in TermInput) (*Term, error) {
+	t := Term{Name: *in.Name, NameKey: FoldName(*in.Name)}
+	if in.Description != nil {
+		t.Description = *in.Description
+	}
+	if tax.hierarchical && in.Parent != nil && *in.Parent != 0 {
+		t.ParentID = in.Parent
+	}
+	if err := s.lockTermNames(tax, []string{t.NameKey}); err != nil {
+		return nil, err
+	}
+	if err := s.ensureNameFree(tax, t.NameKey, t.ParentID, 0); err != nil {
+		return nil, err
+	}
+	base := Slugify(t.Name, tax.singular)
+	if in.Slug != nil {
+		base = *in.Slug
+	}
+	if err := s.insertTerm(tax, &t, base); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// insertTerm gives t a unique slug made from base and inserts it.
+func (s *Store) insertTerm(tax *Taxonomy, t *Term, base string) error {
+	slug, err := s.UniqueSlug(tax.table, base, 0)
+	if err != nil {
+		return err
+	}
+	t.Slug = slug
+	q := s.db.Table(tax.table)
+	if !tax.hierarchical {
+		q = q.Omit("parent_id")
+	}
+	return q.Create(t).Error
+}
+
+// UpdateTerm changes the fields in sent; omitted ones stay. A new name (or parent) that clashes with a sibling's
+// is term_exists; a slug another term uses is 400 duplicate_term_slug naming slug. Call it in a transaction, after
+// CheckTermInput.
+func (s *Store) UpdateTerm(tax *Taxonomy, id uint64, in TermInput) (*Term, error) {
+	cur, err := s.Term(tax, id)
+	if err != nil {
+		return nil, err
+	}
+	updates := map[string]any{}
+	nameKey, parent := cur.NameKey, cur.ParentID
+	if in.Name != nil {
+		nameKey = FoldName(*in.Name)
+		updates["name"], updates["name_key"] = *in.Name, nameKey
+	}
+	if tax.hierarchical && in.Parent != nil {
+		parent = nil
+		if *in.Parent != 0 {
+			parent = in.Parent
+		}
+		updates["parent_id"] = parent
+	}
+	if nameKey != cur.NameKey || parentOf(parent) != parentOf(cur.ParentID) {
+		if err := s.lockTermNames(tax, []string{nameKey}); err != nil {
+			return nil, err
+		}
+		if err := s.ensureNameFree(tax, nameKey, parent, id); err != nil {
+			return nil, err
+		}
+	}
+	if in.Slug != nil && *in.Slug != cur.Slug {
+		free, err := s.UniqueSlug(tax.table, *in.Slug, id)
+		if err != nil {
+			return nil, err
+		}
+		if free != *in.Slug {
+			reason := fmt.Sprintf("The slug “%s” is already in use by another term.", *in.Slug)
+			e := InvalidParam("slug", reason)
+			e.Code, e.Message = "duplicate_term_slug", reason
+			return nil, e
+		}
+		updates["slug"] = *in.Slug
+	}
+	if in.Description != nil {
+		updates["description"] = *in.Description
+	}
+	if len(updates) > 0 {
+		if err := s.db.Table(tax.table).Where("id = ?", id).Updates(updates).Error; err != nil {
+			return nil, err
+		}
+	}
+	return s.Term(tax, id)
+}
+
+// DeleteTerm deletes a term for good and returns it as it was. Events lose it (the link tables cascade); the
+// children of a category move to its parent, unless one of them would then share its name with a new sibling
+// (409 rest_cannot_delete naming the clash, since names are unique per parent).
+func (s *Store) DeleteTerm(tax *Taxonomy, id uint64) (*Term, error) {
+	if tax.hierarchical {
+		if err := s.lockHierarchy(tax); err != nil {
+			return nil, err
+		}
+	}
+	t, err := s.Term(tax, id)
+	if err != nil {
+		return nil, err
+	}
+	if tax.hierarchical {
+		if err := s.adoptChildren(tax, t); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.db.Exec("DELETE FROM "+tax.table+" WHERE id = ?", id).Error; err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// adoptChildren moves the children of t to t's parent.
+func (s *Store) adoptChildren(tax *Taxonomy, t *Term) error {
+	var children []Term
+	if err := s.db.Table(tax.table).Select("id, name, name_key").Where("parent_id = ?", t.ID).
+		Order("id").Find(&children).Error; err != nil {
+		return err
+	}
+	if len(children) == 0 {
+		return nil
+	}
+	keys := make([]string, len(children))
+	for i, c := range children {
+		keys[i] = c.NameKey
+	}
+	if err := s.lockTermNames(tax, keys); err != nil {
+		return err
+	}
+	var clash struct {
+		ID   uint64
+		Name string
+	}
+	err := s.db.Table(tax.table).Select("id, name").Where("COALESCE(parent_id, 0) = ? AND name_key IN ? AND id <> ?",
+		parentOf(t.ParentID), keys, t.ID).Limit(1).Find(&clash).Error
+	if err != nil {
+		return err
+	}
+	if clash.ID != 0 {
+		return &Error{Kind: KindConflict, Code: "rest_cannot_delete",
+			Message: fmt.Sprintf("The term cannot be deleted: a child category would move next to category %d, “%s”, "+
+				"which has the same name.", clash.ID, clash.Name),
+			Data: map[string]any{"term_id": clash.ID}}
+	}
+	return s.db.Table(tax.table).Where("parent_id = ?", t.ID).Update("parent_id", t.ParentID).Error
+}
+
+// ensureNameFree returns term_exists when another term than exceptID has the name key under parent (categories)
+// or at all (tags).
+func (s *Store) ensureNameFree(tax *Taxonomy, nameKey string, parent *uint64, exceptID uint64) error {
+	q := s.db.Table(tax.table).Where("name_key = ? AND id <> ?", nameKey, exceptID)
+	if tax.hierarchical {
+		q = q.Where("COALESCE(parent_id, 0) = ?", parentOf(parent))
+	}
+	var ids []uint64
+	if err := q.Order("id").Limit(1).Pluck("id", &ids).Error; err != nil {
+		return err
+	}
+	if len(ids) > 0 {
+		return tax.existsError(ids[0])
+	}
+	return nil
+}
+
+// existsError is WordPress's term_exists answer: 400, the existing term's ID in data.term_id and, as the
+// reference's captures show, twice in additional_data.
+func (tax *Taxonomy) existsError(id uint64) *Error {
+	return &Error{Kind: KindConflict, Status: 400, Code: "term_exists", Message: tax.existsMessage,
+		Data: map[string]any{"term_id": id}, AdditionalData: []any{id, id}}
+}
+
+// MissingTermIDs returns those of ids that are not terms of tax, in the order given.
+func (s *Store) MissingTermIDs(tax *Taxonomy, ids []uint64) ([]uint64, error) {
+	return s.missingIDs(tax.table, ids)
+}
+
+func (s *Store) missingIDs(table string, ids []uint64) ([]uint64, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var found []uint64
+	if err := s.db.Table(table).Where("id IN ?", ids).Pluck("id", &found).Error; err != nil {
+		return nil, err
+	}
+	have := make(map[uint64]bool, len(found))
+	for _, id := range found {
+		have[id] = true
+	}
+	var missing []uint64
+	for _, id := range ids {
+		if !have[id] {
+			missing = append(missing, id)
+			have[id] = true // report each once
+		}
+	}
+	return missing, nil
+}
+
+// node is a category as its ancestry needs it.
+type node struct {
+	parent uint64
+	slug   string
+}
+
+// ancestry returns ids and all their ancestors, each with its parent and slug, in one recursive query. UNION (not
+// UNION ALL) ends the recursion even if the data ever held a cycle.
+func (s *Store) ancestry(tax *Taxonomy, ids []uint64) (map[uint64]node, error) {
+	var rows []struct {
+		ID       uint64
+		ParentID *uint64
+		Slug     string
+	}
+	err := s.db.Raw("WITH RECURSIVE up(id, parent_id, slug) AS ("+
+		"SELECT id, parent_id, slug FROM "+tax.table+" WHERE id IN ? "+
+		"UNION SELECT t.id, t.parent_id, t.slug FROM "+tax.table+" t JOIN up ON t.id = up.parent_id) "+
+		"SELECT id, parent_id, slug FROM up", ids).Scan(&rows).Error
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]node, len(rows))
+	for _, r := range rows {
+		out[r.ID] = node{parent: parentOf(r.ParentID), slug: r.Slug}
+	}
+	return out, nil
+}
+
+// CategoryPaths returns, for each of the categories, the slugs of its ancestors and its own joined by "/"
+// ("music/jazz-nights"): the path of its permalink (API.md §1). One query whatever the number of categories.
+func (s *Store) CategoryPaths(terms []Term) (map[uint64]string, error) {
+	paths := make(map[uint64]string, len(terms))
+	var parents []uint64
+	for _, t := range terms {
+		if t.ParentID != nil {
+			parents = append(parents, *t.ParentID)
+		}
+	}
+	var nodes map[uint64]node
+	if len(parents) > 0 {
+		var err error
+		if nodes, err = s.ancestry(CategoryTaxonomy, parents); err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range terms {
+		segments := []string{t.Slug}
+		for at := parentOf(t.ParentID); at != 0 && len(segments) <= len(nodes); at = nodes[at].parent {
+			n, ok := nodes[at]
+			if !ok {
+				break
+			}
+			segments = append(segments, n.slug)
+		}
+		for i, j := 0, len(segments)-1; i < j; i, j = i+1, j-1 {
+			segments[i], segments[j] = segments[j], segments[i]
+		}
+		paths[t.ID] = strings.Join(segments, "/")
+	}
+	return paths, nil
+}
+
+// resolveTerms implements ResolveCategories and ResolveTags.
+func (s *Store) resolveTerms(tax *Taxonomy, refs []string) ([]uint64, error) {
+	parsed, err := parseTermRefs(tax, refs)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.matchTermRefs(tax, parsed, true); err != nil {
+		return nil, err
+	}
+	if err := s.createUnmatched(tax, parsed); err != nil {
+		return nil, err
+	}
+	return parsed.ids(), nil
+}
+
+// termRef is one item of a categories or tags parameter: an ID, or a name or slug.
+type termRef struct {
+	raw     string
+	id      uint64 // the ID given, or the ID found
+	numeric bool
+	name    string // the plain-text name, for names
+	key     string // its folded form
+	slug    string // the slug it may be
+}
+
+type termRefs []termRef
+
+// parseTermRefs trims the refs, drops empty ones, and tells IDs from names. Integers must be positive.
+func parseTermRefs(tax *Taxonomy, refs []string) (termRefs, error) {
+	out := make(termRefs, 0, len(refs))
+	for _, raw := range refs {
+		raw = strings.TrimSpace(raw)
+		if raw == "" {
+			continue
+		}
+		if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
+			if n <= 0 {
+				return nil, InvalidParam(tax.param, fmt.Sprintf("%s IDs are positive integers, not %s", tax.singular, raw))
+			}
+			out = append(out, termRef{raw: raw, id: uint64(n), numeric: true})
+			continue
+		}
+		name := PlainTextName(raw)
+		out = append(out, termRef{raw: raw, name: name, key: FoldName(name), slug: strings.ToLower(raw)})
+	}
+	return out, nil
+}
+
+// matchTermRefs finds the terms the refs name: IDs must exist (else rest_invalid_param naming tax.param); a name
+// or slug is matched by name first (the oldest term of that name, case-insensitive), then by slug. Unmatched
+// names are an error unless allowUnmatched. Two queries at most.
+func (s *Store) matchTermRefs(tax *Taxonomy, refs termRefs, allowUnmatched bool) error {
+	var ids []uint64
+	var slugs, keys []string
+	for _, r := range refs {
+		if r.numeric {
+			ids = append(ids, r.id)
+		} else {
+			slugs, keys = append(slugs, r.slug), append(keys, r.key)
+		}
+	}
+	missing, err := s.missingIDs(tax.table, ids)
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		return InvalidParam(tax.param, fmt.Sprintf("no %s with ID %s", tax.singular, joinIDs(missing)))
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	bySlug, byName, err := s.termsNamed(tax, slugs, keys)
+	if err != nil {
+		return err
+	}
+	var unknown []string
+	for i := range refs {
+		r := &refs[i]
+		if r.numeric {
+			continue
+		}
+		if id, ok := byName[r.key]; ok {
+			r.id = id
+		} else if id, ok := bySlug[r.slug]; ok {
+			r.id = id
+		} else {
+			unknown = append(unknown, r.raw)
+		}
+	}
+	if len(unknown) > 0 && !allowUnmatched {
+		return InvalidParam(tax.param, fmt.Sprintf("no %s with the ID, slug or name %s", tax.singular,
+			strings.Join(quoteAll(unknown), ", ")))
+	}
+	return nil
+}
+
+// termsNamed maps slugs and name keys to the terms that have them (the oldest term for a shared name key).
+func (s *Store) termsNamed(tax *Taxonomy, slugs, keys []string) (bySlug, byName map[string]uint64, err error) {
+	var rows []Term
+	err = s.db.Table(tax.table).Select("id, slug, name_key").Where("slug IN ? OR name_key IN ?", slugs, keys).
+		Order("id").Find(&rows).Error
+	if err != nil {
+		return nil, nil, err
+	}
+	bySlug, byName = map[string]uint64{}, map[string]uint64{}
+	for _, r := range rows {
+		bySlug[r.Slug] = r.ID
+		if _, seen := byName[r.NameKey]; !seen {
+			byName[r.NameKey] = r.ID
+		}
+	}
+	return bySlug, byName, nil
+}
+
+// createUnmatched creates a top-level term for each name no term has. The names are locked (in a fixed order, so
+// two writers cannot deadlock) and looked up again before anything is created: of several transactions creating
+// the same new name at once, the first creates it and the others find it.
+func (s *Store) createUnmatched(tax *Taxonomy, refs termRefs) error {
+	var keys []string
+	for _, r := range refs {
+		if !r.numeric && r.id == 0 {
+			if r.name == "" {
+				return InvalidParam(tax.param, fmt.Sprintf("%q is not a usable %s name", r.raw, tax.singular))
+			}
+			if len([]rune(r.name)) > MaxTermNameLen {
+				return InvalidParam(tax.param, fmt.Sprintf("%s names are at most %d characters long",
+					tax.singular, MaxTermNameLen))
+			}
+			keys = append(keys, r.key)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	if err := s.lockTermNames(tax, keys); err != nil {
+		return err
+	}
+	_, byName, err := s.termsNamed(tax, nil, keys)
+	if err != nil {
+		return err
+	}
+	for i := range refs {
+		r := &refs[i]
+		if r.numeric || r.id != 0 {
+			continue
+		}
+		if id, ok := byName[r.key]; ok {
+			r.id = id
+			continue
+		}
+		t := Term{Name: r.name, NameKey: r.key}
+		if err := s.insertTerm(tax, &t, Slugify(r.name, tax.singular)); err != nil {
+			return err
+		}
+		r.id, byName[r.key] = t.ID, t.ID
+	}
+	return nil
+}
+
+// ids lists the resolved IDs in the order given, each once.
+func (refs termRefs) ids() []uint64 {
+	seen := make(map[uint64]bool, len(refs))
+	out := make([]uint64, 0, len(refs))
+	for _, r := range refs {
+		if !seen[r.id] {
+			seen[r.id] = true
+			out = append(out, r.id)
+		}
+	}
+	return out
+}
+
+// termFilterIDs implements CategoryFilterIDs and TagFilterIDs.
+func (s *Store) termFilterIDs(tax *Taxonomy, refs []string) ([]uint64, error) {
+	parsed, err := parseTermRefs(tax, refs)
+	if err != nil {
+		return nil, err
+	}
+	for i := range parsed {
+		if !parsed[i].numeric {
+			// A slug filter is sanitised as slugs are ("Jazz Nights!" finds jazz-nights), as WordPress does.
+			parsed[i].slug = Slugify(parsed[i].raw, parsed[i].slug)
+		}
+	}
+	if err := s.matchTermRefs(tax, parsed, false); err != nil {
+		return nil, err
+	}
+	ids := parsed.ids()
+	if !tax.hierarchical || len(ids) == 0 {
+		return ids, nil
+	}
+	var all []uint64
+	err = s.db.Raw("WITH RECURSIVE down(id) AS (SELECT id FROM "+tax.table+" WHERE id IN ? "+
+		"UNION SELECT t.id FROM "+tax.table+" t JOIN down ON t.parent_id = down.id) SELECT id FROM down ORDER BY id",
+		ids).Scan(&all).Error
+	return all, err
+}
+
+// recountTerms implements RecountCategories and RecountTags. On PostgreSQL the rows are locked in ID order first
+// (FOR NO KEY UPDATE, which does not conflict with the key-share locks that inserting event links takes), so
+// concurrent writers queue instead of deadlocking, and each recount runs after the previous writer committed and
+// sees its links. SQLite runs one write transaction at a time.
+func (s *Store) recountTerms(tax *Taxonomy, ids []uint64) error {
+	ids = uniqueSorted(ids)
+	if len(ids) == 0 {
+		return nil
+	}
+	if s.dialect == Postgres {
+		var locked []uint64
+		if err := s.db.Raw("SELECT id FROM "+tax.table+" WHERE id IN ? ORDER BY id FOR NO KEY UPDATE", ids).
+			Scan(&locked).Error; err != nil {
+			return err
+		}
+	}
+	return s.db.Exec("UPDATE "+tax.table+" SET count = (SELECT COUNT(*) FROM "+tax.joinTable+" j "+
+		"JOIN events e ON e.id = j.event_id WHERE j."+tax.joinColumn+" = "+tax.table+".id AND e.status = ?) "+
+		"WHERE id IN ?", StatusPublish, ids).Error
+}
+
+// lockTermNames serialises writers of the same term names (PostgreSQL; SQLite already runs one writer at a time),
+// until the transaction ends. Keys are locked in sorted order so that writers of several names cannot deadlock.
+func (s *Store) lockTermNames(tax *Taxonomy, keys []string) error {
+	sorted := append([]string(nil), keys...)
+	sort.Strings(sorted)
+	for i, k := range sorted {
+		if i > 0 && k == sorted[i-1] {
+			continue
+		}
+		if err := s.advisoryLock(tax.table + "\x00name\x00" + k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lockHierarchy serialises the writers that change which category is whose parent.
+func (s *Store) lockHierarchy(tax *Taxonomy) error {
+	return s.advisoryLock(tax.table + "\x00hierarchy")
+}
+
+// advisoryLock takes a transaction-scoped PostgreSQL advisory lock named by key; on SQLite, whose write
+// transactions are serial, it does nothing.
+func (s *Store) advisoryLock(key string) error {
+	if s.dialect != Postgres {
+		return nil
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(key))
+	return s.db.Exec("SELECT pg_advisory_xact_lock(?)", int64(h.Sum64())).Error
+}
+
+// parentOf is the parent ID, 0 for none.
+func parentOf(p *uint64) uint64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func uniqueSorted(ids []uint64) []uint64 {
+	out := make([]uint64, 0, len(ids))
+	for _, id := range ids {
+		if id != 0 {
+			out = append(out, id)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	n := 0
+	for i, id := range out {
+		if i == 0 || id != out[n-1] {
+			out[n] = id
+			n++
+		}
+	}
+	return out[:n]
+}
+
+func joinIDs(ids []uint64) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.FormatUint(id, 10)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
+
+// escapeLike escapes the LIKE wildcards of s for a pattern with ESCAPE '\'.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
