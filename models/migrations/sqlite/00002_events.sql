@@ -3,7 +3,8 @@
 -- index on SQLite (LIKE '%term%' cannot use one); PostgreSQL serves it with trigram indexes.
 
 -- +goose Up
-DROP INDEX idx_events_status_start;
+-- idx_events_status_start (status, start_utc, id) stays: the venue and organizer filter only_with_upcoming
+-- probes events by status and start without the listing predicate.
 DROP INDEX idx_events_start;
 DROP INDEX idx_events_end;
 DROP INDEX idx_events_featured_start;
@@ -21,7 +22,6 @@ DROP INDEX idx_events_listed_featured;
 DROP INDEX idx_events_listed_status_end;
 DROP INDEX idx_events_listed_start;
 DROP INDEX idx_events_listed_status_start;
-CREATE INDEX idx_events_status_start ON events (status, start_utc, id);
 CREATE INDEX idx_events_start ON events (start_utc, id);
 CREATE INDEX idx_events_end ON events (end_utc);
 CREATE INDEX idx_events_featured_start ON events (start_utc, id) WHERE featured = 1;
