@@ -312,3 +312,36 @@ func TestEmbeddedLinksOfSingleReadsAndLists(t *testing.T) {
 		}
 	})
 }
+
+func TestConcurrentLinkUpdatesLeaveOneRequestsSet(t *testing.T) {
+	app := NewApp(t)
+	token := app.Token(models.RoleEditor)
+	e := app.createEvent(t, token, eventBody("Contended", 3, "categories", "start"))
+	const n = 8
+	statuses := make([]int, n)
+	concurrently(n, func(i int) {
+		body := map[string]any{"categories": []any{fmt.Sprintf("set %d a", i), fmt.Sprintf("set %d b", i)},
+			"tags": fmt.Sprintf("t%d", i)}
+		statuses[i] = app.Do(Request{Method: http.MethodPatch, Path: eventPath(e), Token: token, Body: body}).Status
+	})
+	for i, s := range statuses {
+		if s != http.StatusOK {
+			t.Fatalf("request %d answered %d", i, s)
+		}
+	}
+	got := app.Get(eventPath(e)).ExpectStatus(t, http.StatusOK).JSON(t)
+	var names []string
+	for _, c := range got["categories"].([]any) {
+		names = append(names, c.(map[string]any)["name"].(string))
+	}
+	tags := got["tags"].([]any)
+	if len(names) != 2 || len(tags) != 1 || strings.TrimSuffix(names[0], " a") != strings.TrimSuffix(names[1], " b") ||
+		"set "+strings.TrimPrefix(tags[0].(map[string]any)["name"].(string), "t") != strings.TrimSuffix(names[0], " a") {
+		t.Fatalf("the links mix requests: categories %v, tags %v", names, tags)
+	}
+	for _, c := range got["categories"].([]any) {
+		if c.(map[string]any)["count"] != float64(1) {
+			t.Fatalf("category count %v", c)
+		}
+	}
+}
