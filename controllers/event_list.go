@@ -110,7 +110,8 @@ func eventListLinks(base string, args QueryArgs, number, totalPages int) ListLin
 }
 
 // eventListQuery turns the parameters into scopes and echoed arguments, in the order rest_url lists them
-// (reference §2.1), and reports every bad parameter at once.
+// (reference §2.1), and reports every bad parameter at once. A new filter adds its scope with q.add and echoes
+// its arguments where the reference lists them (geoloc, geoloc_lat and geoloc_lng come right after search).
 func (ec *EventController) eventListQuery(store *models.Store, in *EventListInput, user *models.User,
 	page models.Page, now time.Time) (*eventQuery, error) {
 	q := &eventQuery{scopes: []models.Scope{models.EventsListed(), models.EventsVisibleTo(user)}}

@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -344,4 +345,32 @@ func TestConcurrentLinkUpdatesLeaveOneRequestsSet(t *testing.T) {
 			t.Fatalf("category count %v", c)
 		}
 	}
+}
+
+func TestEventWritesFromFormsAndQueryStrings(t *testing.T) {
+	app := NewApp(t)
+	token := app.Token(models.RoleEditor)
+	o1 := app.post(t, token, "/organizers", map[string]any{"organizer": "First"})
+	o2 := app.post(t, token, "/organizers", map[string]any{"organizer": "Second"})
+	form := url.Values{"title": {"Form event"}, "start_date": {"2030-05-01 10:00"}, "end_date": {"2030-05-01 12:00"},
+		"featured": {"yes"}, "categories[]": {"Alpha", "Beta"}, "tags": {"x,y"},
+		"organizer[]": {fmt.Sprint(o2), fmt.Sprint(o1)}, "venue[venue]": {"Form Hall"}, "venue[city]": {"Leeds"}}
+	e := app.Do(Request{Method: http.MethodPost, Path: "/events", Token: token, Body: form}).
+		ExpectStatus(t, http.StatusCreated).JSON(t)
+	if e["featured"] != true || len(e["categories"].([]any)) != 2 || len(e["tags"].([]any)) != 2 ||
+		!sameInts(linkIDs(e["organizer"]), []int{o2, o1}) || e["venue"].(map[string]any)["city"] != "Leeds" {
+		t.Fatalf("form create: %v", e)
+	}
+	query := "?title=" + url.QueryEscape("From the query") + "&organizer=" + fmt.Sprint(o1)
+	u := app.Do(Request{Method: http.MethodPut, Path: eventPath(e) + query, Token: token}).ExpectStatus(t, http.StatusOK).JSON(t)
+	if u["title"] != "From the query" || !sameInts(linkIDs(u["organizer"]), []int{o1}) {
+		t.Fatalf("query update: %v %v", u["title"], u["organizer"])
+	}
+	body := app.Do(Request{Method: http.MethodPatch, Path: eventPath(e) + "?title=query", Token: token,
+		Body: map[string]any{"title": "body"}}).ExpectStatus(t, http.StatusOK).JSON(t)
+	if body["title"] != "body" {
+		t.Fatalf("the JSON body does not win over the query string: %v", body["title"])
+	}
+	app.Do(Request{Method: http.MethodPost, Path: "/events", Token: token, Body: `{"title": "broken"`}).
+		ExpectError(t, http.StatusBadRequest, "rest_invalid_json")
 }
