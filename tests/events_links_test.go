@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"calendar/models"
@@ -276,7 +277,7 @@ func TestListFiltersOnLinks(t *testing.T) {
 		name := strings.SplitN(strings.SplitN(bad, "=", 2)[0], "[", 2)[0]
 		expectInvalid(t, app.Get("/events?"+bad), name)
 	}
-	q := queryOf(t, app.Get(fmt.Sprintf("/events?venue=%d&organizer=%d&categories=music&tags=free&per_page=1", v2, o1)).
+	q := restQuery(t, app.Get(fmt.Sprintf("/events?venue=%d&organizer=%d&categories=music&tags=free&per_page=1", v2, o1)).
 		JSON(t)["rest_url"].(string))
 	if q.Get("venue") != fmt.Sprint(v2) || q.Get("organizer") != fmt.Sprint(o1) || q.Get("categories") != "music" || q.Get("tags") != "free" {
 		t.Fatalf("rest_url %v", q)
@@ -320,11 +321,20 @@ func TestConcurrentLinkUpdatesLeaveOneRequestsSet(t *testing.T) {
 	e := app.createEvent(t, token, eventBody("Contended", 3, "categories", "start"))
 	const n = 8
 	statuses := make([]int, n)
-	concurrently(n, func(i int) {
-		body := map[string]any{"categories": []any{fmt.Sprintf("set %d a", i), fmt.Sprintf("set %d b", i)},
-			"tags": fmt.Sprintf("t%d", i)}
-		statuses[i] = app.Do(Request{Method: http.MethodPatch, Path: eventPath(e), Token: token, Body: body}).Status
-	})
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			body := map[string]any{"categories": []any{fmt.Sprintf("set %d a", i), fmt.Sprintf("set %d b", i)},
+				"tags": fmt.Sprintf("t%d", i)}
+			statuses[i] = app.Do(Request{Method: http.MethodPatch, Path: eventPath(e), Token: token, Body: body}).Status
+		}()
+	}
+	close(start)
+	wg.Wait()
 	for i, s := range statuses {
 		if s != http.StatusOK {
 			t.Fatalf("request %d answered %d", i, s)

@@ -49,7 +49,7 @@ func TestEventListPaging(t *testing.T) {
 		if got := idsOf(body["events"]); !sameInts(got, ids[5:10]) {
 			t.Fatalf("page 2 %v", got)
 		}
-		self := queryOf(t, body["rest_url"].(string))
+		self := restQuery(t, body["rest_url"].(string))
 		if self.Get("page") != "2" || self.Get("per_page") != "5" || self.Get("status") != "publish" ||
 			self.Get("start_date") == "" || self.Get("end_date") == "" {
 			t.Fatalf("rest_url %v", body["rest_url"])
@@ -57,10 +57,10 @@ func TestEventListPaging(t *testing.T) {
 		if !strings.HasPrefix(body["rest_url"].(string), "http://example.com/calendar/events/v1/events/?") {
 			t.Fatalf("rest_url %v", body["rest_url"])
 		}
-		if next := queryOf(t, body["next_rest_url"].(string)); next.Get("page") != "3" || next.Get("per_page") != "5" {
+		if next := restQuery(t, body["next_rest_url"].(string)); next.Get("page") != "3" || next.Get("per_page") != "5" {
 			t.Fatalf("next_rest_url %v", body["next_rest_url"])
 		}
-		if prev := queryOf(t, body["previous_rest_url"].(string)); prev.Has("page") || prev.Get("per_page") != "5" {
+		if prev := restQuery(t, body["previous_rest_url"].(string)); prev.Has("page") || prev.Get("per_page") != "5" {
 			t.Fatalf("previous_rest_url of page 2 %v", body["previous_rest_url"])
 		}
 		if res.Header.Get("X-TEC-Total") != "12" || res.Header.Get("X-TEC-TotalPages") != "3" {
@@ -76,7 +76,7 @@ func TestEventListPaging(t *testing.T) {
 		if _, ok := last["next_rest_url"]; ok {
 			t.Fatal("the last page has a next link")
 		}
-		if prev := queryOf(t, last["previous_rest_url"].(string)); prev.Get("page") != "2" {
+		if prev := restQuery(t, last["previous_rest_url"].(string)); prev.Get("page") != "2" {
 			t.Fatalf("previous of page 3 %v", last["previous_rest_url"])
 		}
 		first := app.Get("/events?per_page=5").ExpectStatus(t, http.StatusOK).JSON(t)
@@ -111,7 +111,7 @@ func TestEventListPaging(t *testing.T) {
 		}
 		body := small.Get("/events?per_page=1000").ExpectStatus(t, http.StatusOK).JSON(t)
 		if len(body["events"].([]any)) != 3 || body["total_pages"] != float64(2) ||
-			queryOf(t, body["rest_url"].(string)).Get("per_page") != "3" {
+			restQuery(t, body["rest_url"].(string)).Get("per_page") != "3" {
 			t.Fatalf("clamped list: %d events, %v pages, %v", len(body["events"].([]any)), body["total_pages"], body["rest_url"])
 		}
 	})
@@ -129,7 +129,7 @@ func TestPerPageDefaultMaximumIsFifty(t *testing.T) {
 	}
 }
 
-func queryOf(t *testing.T, raw string) url.Values {
+func restQuery(t *testing.T, raw string) url.Values {
 	t.Helper()
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -201,7 +201,7 @@ func TestSearchingEvents(t *testing.T) {
 	expectInvalid(t, app.Get("/events?search="), "search")
 	expectInvalid(t, app.Get("/events?search=%20%20"), "search")
 	body := app.Get("/events?search=foo%20bar").JSON(t)
-	if queryOf(t, body["rest_url"].(string)).Get("search") != "foo bar" {
+	if restQuery(t, body["rest_url"].(string)).Get("search") != "foo bar" {
 		t.Fatalf("rest_url %v", body["rest_url"])
 	}
 }
@@ -233,7 +233,7 @@ func TestFlagFilters(t *testing.T) {
 		}
 	}
 	body := app.Get("/events?featured=true&ticketed=false").JSON(t)
-	if q := queryOf(t, body["rest_url"].(string)); q.Get("featured") != "1" || q.Get("ticketed") != "0" {
+	if q := restQuery(t, body["rest_url"].(string)); q.Get("featured") != "1" || q.Get("ticketed") != "0" {
 		t.Fatalf("rest_url %v", body["rest_url"])
 	}
 	expectInvalid(t, app.Get("/events?featured=maybe"), "featured")
@@ -276,7 +276,7 @@ func TestParentAndIncludeFilters(t *testing.T) {
 		for _, bad := range []string{"foo-bar,23,89", "0", "-1", "1.5"} {
 			expectInvalid(t, app.Get("/events?include="+bad), "include")
 		}
-		q := queryOf(t, app.Get(fmt.Sprintf("/events?include=%d,%d", far, c1)).JSON(t)["rest_url"].(string))
+		q := restQuery(t, app.Get(fmt.Sprintf("/events?include=%d,%d", far, c1)).JSON(t)["rest_url"].(string))
 		if q.Get("include") != fmt.Sprintf("%d,%d", far, c1) || q.Has("start_date") || q.Has("end_date") {
 			t.Errorf("rest_url query %v", q)
 		}
@@ -318,7 +318,7 @@ func TestStatusFilterAndListVisibility(t *testing.T) {
 			if got := idsOf(body["events"]); !sameInts(sortedInts(got), sortedInts(c.want)) {
 				t.Fatalf("lists %v, want %v", got, c.want)
 			}
-			if s := queryOf(t, body["rest_url"].(string)).Get("status"); s != c.status {
+			if s := restQuery(t, body["rest_url"].(string)).Get("status"); s != c.status {
 				t.Fatalf("rest_url status %q, want %q", s, c.status)
 			}
 			for _, id := range idsOf(body["events"]) {
@@ -367,7 +367,7 @@ func TestTheDefaultDateWindow(t *testing.T) {
 		t.Fatalf("default window lists %v, want %v", got, []int{todayMidnight, lastDay})
 	}
 	body := app.Get("/events").JSON(t)
-	q := queryOf(t, body["rest_url"].(string))
+	q := restQuery(t, body["rest_url"].(string))
 	if q.Get("start_date") != day(now, 0, 0, 0) || q.Get("end_date") != day(twoYears, 23, 59, 59) {
 		t.Fatalf("default bounds %v", q)
 	}
@@ -376,7 +376,7 @@ func TestTheDefaultDateWindow(t *testing.T) {
 		if !sameInts(got, []int{startedYesterday, todayMidnight, lastDay, tooLate}) {
 			t.Fatalf("lists %v", got)
 		}
-		q := queryOf(t, app.Get("/events?starts_before=2099-01-01").JSON(t)["rest_url"].(string))
+		q := restQuery(t, app.Get("/events?starts_before=2099-01-01").JSON(t)["rest_url"].(string))
 		if q.Has("start_date") || q.Has("end_date") || q.Get("starts_before") != "2099-01-01 23:59:59" {
 			t.Fatalf("rest_url %v", q)
 		}
@@ -389,7 +389,7 @@ func TestTheDefaultDateWindow(t *testing.T) {
 	})
 	t.Run("the window starts today in the site timezone", func(t *testing.T) {
 		tokyo := NewApp(t, WithEnv("CALENDAR_TIMEZONE", "Pacific/Kiritimati"))
-		q := queryOf(t, tokyo.Get("/events").JSON(t)["rest_url"].(string))
+		q := restQuery(t, tokyo.Get("/events").JSON(t)["rest_url"].(string))
 		local := time.Now().In(mustZone(t, "Pacific/Kiritimati"))
 		if q.Get("start_date") != local.Format("2006-01-02")+" 00:00:00" {
 			t.Fatalf("start_date %v for local day %v", q.Get("start_date"), local)
@@ -458,12 +458,12 @@ func TestDateFiltersAsTheReferenceWorkedExamples(t *testing.T) {
 		})
 	}
 	t.Run("rest_url echoes the computed bounds", func(t *testing.T) {
-		q := queryOf(t, app.Get("/events?start_date=2018-01-01%2015:00:00&end_date=2018-01-01&starts_after=2017-12-01").JSON(t)["rest_url"].(string))
+		q := restQuery(t, app.Get("/events?start_date=2018-01-01%2015:00:00&end_date=2018-01-01&starts_after=2017-12-01").JSON(t)["rest_url"].(string))
 		if q.Get("start_date") != "2018-01-01 00:00:00" || q.Get("end_date") != "2018-01-01 23:59:59" ||
 			q.Get("starts_after") != "2017-12-01 23:59:59" {
 			t.Fatalf("rest_url %v", q)
 		}
-		strict := queryOf(t, app.Get("/events?start_date=2018-01-01%2015:00:00&strict_dates=true").JSON(t)["rest_url"].(string))
+		strict := restQuery(t, app.Get("/events?start_date=2018-01-01%2015:00:00&strict_dates=true").JSON(t)["rest_url"].(string))
 		if strict.Get("start_date") != "2018-01-01 15:00:00" || strict.Get("strict_dates") != "1" {
 			t.Fatalf("strict rest_url %v", strict)
 		}

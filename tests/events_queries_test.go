@@ -11,9 +11,9 @@ import (
 	"calendar/models"
 )
 
-// countQueries counts every statement the store sends from now on (queries, row scans, raw statements); the dry
+// countSentQueries counts every statement the store sends from now on (queries, row scans, raw statements); the dry
 // runs GORM makes to build subqueries send nothing and do not count.
-func countQueries(t *testing.T, app *App) *atomic.Int64 {
+func countSentQueries(t *testing.T, app *App) *atomic.Int64 {
 	t.Helper()
 	var n atomic.Int64
 	count := func(db *gorm.DB) {
@@ -47,7 +47,7 @@ func TestAnEventListTakesTheSameQueriesWhateverItsSize(t *testing.T) {
 				map[string]any{"organizer": "Shared organizer"}},
 			"categories", []any{fmt.Sprintf("Category %d", i%7), "Shared"}, "tags", fmt.Sprintf("tag-%d,common", i%5)))
 	}
-	n := countQueries(t, app)
+	n := countSentQueries(t, app)
 	perPage := func(size string) int64 {
 		n.Store(0)
 		body := app.Get("/events?per_page="+size).ExpectStatus(t, http.StatusOK).JSON(t)

@@ -164,7 +164,7 @@ func TestCreateRejectsBadValuesNamingThemAndWritesNothing(t *testing.T) {
 		})
 	}
 	t.Run("every bad parameter is named at once", func(t *testing.T) {
-		body := eventBody("Bad", 3, "website", "foo", "status", "nope", "timezone", "Nowhere/Else")
+		body := eventBody("Bad", 3, "website", "foo", "status", "trash", "timezone", "Nowhere/Else")
 		expectInvalid(t, app.Do(Request{Method: http.MethodPost, Path: "/events", Token: token, Body: body}),
 			"website", "status", "timezone")
 	})
