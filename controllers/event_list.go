@@ -81,32 +81,11 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 	for i := range events {
 		out.Events[i] = shaper.listRecord(&events[i])
 	}
-	links := eventListLinks(site.Root+"/events/", q.args, page.Number, out.TotalPages)
+	links := pageLinks(site.Root+"/events/", q.args, page.Number, out.TotalPages)
 	out.RestURL, out.NextRestURL, out.PreviousRestURL = links.Self, links.Next, links.Previous
 	SetListHeaders(c, total, out.TotalPages, links)
 	c.JSON(http.StatusOK, out)
 	return nil
-}
-
-// eventListLinks are the list's URLs: next and previous only when those pages have events (reference §2.1);
-// the previous link of page 2 has no page parameter.
-func eventListLinks(base string, args QueryArgs, number, totalPages int) ListLinks {
-	links := ListLinks{Self: args.URL(base)}
-	if number < totalPages {
-		links.Next = args.WithPage(number + 1).URL(base)
-	}
-	if number > 1 && number-1 <= totalPages {
-		prev := number - 1
-		if prev == 1 {
-			prev = 0
-		}
-		links.Previous = args.WithPage(prev).URL(base)
-	}
-	if totalPages > 0 {
-		links.First = args.WithPage(1).URL(base)
-		links.Last = args.WithPage(totalPages).URL(base)
-	}
-	return links
 }
 
 // eventListQuery turns the parameters into scopes and echoed arguments, in the order rest_url lists them
