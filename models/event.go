@@ -1,6 +1,14 @@
 package models
 
-import "time"
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"gorm.io/gorm/clause"
+)
 
 // Event is a calendar event. Start and end are stored as UTC instants; the wall clock is derived from Timezone.
 type Event struct {
@@ -71,3 +79,129 @@ type EventTag struct {
 	EventID uint64 `gorm:"primaryKey"`
 	TagID   uint64 `gorm:"primaryKey"`
 }
+
+// Owned is what permission checks need to know of e.
+func (e *Event) Owned() Owned {
+	return Owned{AuthorID: e.AuthorID, Status: e.Status, TrashedStatus: e.TrashedStatus}
+}
+
+// EventByID returns the event with id, its image loaded, or ErrNotFound.
+func (s *Store) EventByID(id uint64) (*Event, error) {
+	return s.findEvent("events.id = ?", id)
+}
+
+// EventBySlug returns the event with slug, its image loaded, or ErrNotFound.
+func (s *Store) EventBySlug(slug string) (*Event, error) {
+	return s.findEvent("events.slug = ?", slug)
+}
+
+func (s *Store) findEvent(cond string, arg any) (*Event, error) {
+	var events []Event
+	if err := s.db.Joins("Image").Where(cond, arg).Limit(1).Find(&events).Error; err != nil {
+		return nil, err
+	}
+	if len(events) == 0 {
+		return nil, ErrNotFound
+	}
+	return &events[0], nil
+}
+
+// LockEvent returns the event with id for changing it in the current transaction, or ErrNotFound. On PostgreSQL
+// the row stays locked until the transaction ends, so concurrent updates of one event (its link sets above all)
+// apply one after the other instead of interleaving; SQLite already serialises write transactions.
+func (s *Store) LockEvent(id uint64) (*Event, error) {
+	db := s.db
+	if s.dialect == Postgres {
+		db = db.Clauses(clause.Locking{Strength: "UPDATE", Table: clause.Table{Name: "events"}})
+	}
+	var events []Event
+	if err := db.Where("events.id = ?", id).Limit(1).Find(&events).Error; err != nil {
+		return nil, err
+	}
+	if len(events) == 0 {
+		return nil, ErrNotFound
+	}
+	return &events[0], nil
+}
+
+// EventIDBySlug returns the ID of the event with slug, or ErrNotFound.
+func (s *Store) EventIDBySlug(slug string) (uint64, error) {
+	var ids []uint64
+	if err := s.db.Model(&Event{}).Where("slug = ?", slug).Limit(1).Pluck("id", &ids).Error; err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, ErrNotFound
+	}
+	return ids[0], nil
+}
+
+// CreateEvent inserts e (without its links) and sets its ID.
+func (s *Store) CreateEvent(e *Event) error {
+	return s.db.Omit(clause.Associations).Create(e).Error
+}
+
+// SaveEvent writes every column of e (without its links) and sets its modification date.
+func (s *Store) SaveEvent(e *Event) error {
+	return s.db.Omit(clause.Associations).Save(e).Error
+}
+
+// DeleteEvent removes the event permanently. Its links go with it (ON DELETE CASCADE) and its child events lose
+// their parent (ON DELETE SET NULL).
+func (s *Store) DeleteEvent(id uint64) error {
+	return s.db.Delete(&Event{}, id).Error
+}
+
+// maxParentDepth bounds the walk up a parent chain; a deeper chain is refused like a cycle would be.
+const maxParentDepth = 100
+
+// ErrParentCycle is returned by CheckEventParent when the parent would make an event its own ancestor.
+var ErrParentCycle = errors.New("the parent would make the event its own ancestor")
+
+// CheckEventParent verifies that parentID may become the parent of event eventID (0 for an event not yet
+// created): it exists, and it is not the event itself or one of its descendants. It returns ErrNotFound or
+// ErrParentCycle.
+func (s *Store) CheckEventParent(eventID, parentID uint64) error {
+	current := parentID
+	for depth := 0; current != 0; depth++ {
+		if current == eventID || depth > maxParentDepth {
+			return ErrParentCycle
+		}
+		var rows []struct{ ParentID *uint64 }
+		if err := s.db.Model(&Event{}).Select("parent_id").Where("id = ?", current).Limit(1).Find(&rows).Error; err != nil {
+			return err
+		}
+		switch {
+		case len(rows) == 0 && current == parentID:
+			return ErrNotFound
+		case len(rows) == 0 || rows[0].ParentID == nil:
+			return nil
+		}
+		current = *rows[0].ParentID
+	}
+	return nil
+}
+
+// passwordPrefix marks stored event passwords as SHA-256 digests, so a database dump does not give them away.
+const passwordPrefix = "sha256:"
+
+// HashEventPassword is how an event password is stored; "" (no password) stays "".
+func HashEventPassword(pw string) string {
+	if pw == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(pw))
+	return passwordPrefix + hex.EncodeToString(sum[:])
+}
+
+// PasswordMatches tells, in constant time, whether pw is the event's password. An event without a password
+// matches nothing: callers check HasPassword first.
+func (e *Event) PasswordMatches(pw string) bool {
+	if e.Password == "" || pw == "" {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(HashEventPassword(pw)), []byte(e.Password)) == 1
+}
+
+// HasPassword tells whether the event is password-protected.
+func (e *Event) HasPassword() bool { return e.Password != "" }

@@ -18,6 +18,7 @@ import (
 func Table(app *controllers.App) []controllers.Route {
 	index := &controllers.IndexController{App: app}
 	doc := &controllers.DocController{App: app}
+	events := &controllers.EventController{App: app}
 	table := []controllers.Route{
 		{Path: "/", Endpoints: []controllers.Endpoint{
 			controllers.Get(index.Index).
@@ -32,6 +33,26 @@ func Table(app *controllers.App) []controllers.Route {
 					"for people is at /docs on the server root.").
 				Respond(http.StatusOK, "OpenAPIDocument", "The OpenAPI 3 document of the interface"),
 		}},
+		{Path: "/events", Endpoints: []controllers.Endpoint{
+			controllers.Get(events.List).
+				Doc("List events", "The events the caller may see that pass every filter, ordered by start date then ID, "+
+					"one page at a time. Events hidden from listings are never listed. Without date parameters the window "+
+					"is 00:00 today (site time) to 23:59:59 of the day two years ahead; any starts_*/ends_* parameter drops "+
+					"it, include drops every date bound. Totals are in X-TEC-Total and X-TEC-TotalPages, links in Link.").
+				Respond(http.StatusOK, "EventList", "A page of events").
+				Respond(http.StatusBadRequest, "Error", "A bad filter (rest_invalid_param)").
+				Respond(http.StatusNotFound, "Error", "A page past the last (event-archive-page-not-found)"),
+			controllers.Post(events.Create).Require("title", "start_date", "end_date").Authenticated().
+				Doc("Create an event", "Creates an event; contributors and above. Users who cannot publish get pending "+
+					"for publish or future, and draft without a status. The end may not be before the start.").
+				Respond(http.StatusCreated, "Event", "The event created; Location names it").
+				Respond(http.StatusBadRequest, "Error", "Missing or bad parameters").
+				Respond(http.StatusUnauthorized, "Error", "No credentials (rest_forbidden)").
+				Respond(http.StatusForbidden, "Error", "The caller may not create events (rest_forbidden)"),
+		}},
+		{Path: "/events/:id", Endpoints: eventItemEndpoints(events.ReadByID, events.UpdateByID, events.DeleteByID)},
+		{Path: "/events/by-slug/:slug", Endpoints: eventItemEndpoints(events.ReadBySlug, events.UpdateBySlug,
+			events.DeleteBySlug)},
 	}
 	table = append(table, venueRoutes(app)...)
 	table = append(table, organizerRoutes(app)...)
@@ -126,6 +147,39 @@ func organizerRoutes(app *controllers.App) []controllers.Route {
 		read: controllers.Get(oc.Read), update: controllers.Update(oc.Update), remove: controllers.Delete(oc.Delete),
 		readBySlug: controllers.Get(oc.ReadBySlug), updateBySlug: controllers.Update(oc.UpdateBySlug), removeBySlug: controllers.Delete(oc.DeleteBySlug),
 	})
+}
+
+// eventItemEndpoints are the endpoints of one event, addressed by ID or by slug.
+func eventItemEndpoints[R, U, D any](read func(*gin.Context, *R) error, update func(*gin.Context, *U) error,
+	remove func(*gin.Context, *D) error) []controllers.Endpoint {
+	return []controllers.Endpoint{
+		controllers.Get(read).
+			Doc("Read an event", "The event with its JSON-LD. A trashed event is readable by its editors only "+
+				"(others get 403 event-no-longer-available); an unpublished one needs read rights (403 "+
+				"event-not-accessible); a password-protected one needs its password unless the caller can edit it "+
+				"(403 event-password-protected).").
+			Respond(http.StatusOK, "Event", "The event").
+			Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
+			Respond(http.StatusForbidden, "Error", "The event is trashed, not accessible, or password-protected").
+			Respond(http.StatusNotFound, "Error", "No such event (rest-event-not-found)"),
+		controllers.Update(update).Authenticated().
+			Doc("Update an event", "Changes the fields sent; omitted fields are unchanged, lists sent replace the "+
+				"current ones. Sending one of start_date and end_date keeps the other. A status restores a trashed "+
+				"event; status trash trashes it. POST, PUT and PATCH are the same.").
+			Respond(http.StatusOK, "Event", "The event as updated").
+			Respond(http.StatusBadRequest, "Error", "Bad parameters").
+			Respond(http.StatusUnauthorized, "Error", "No credentials (rest_forbidden)").
+			Respond(http.StatusForbidden, "Error", "The caller may not edit this event (rest_forbidden)").
+			Respond(http.StatusNotFound, "Error", "No such event (rest-event-not-found)"),
+		controllers.Delete(remove).Authenticated().
+			Doc("Delete an event", "Moves the event to the trash and answers it with status trash; a second delete "+
+				"is 410 event-is-in-trash. force=true deletes it permanently and answers the event as it was.").
+			Respond(http.StatusOK, "Event", "The event trashed, or as it was before a permanent delete").
+			Respond(http.StatusUnauthorized, "Error", "No credentials (rest_forbidden)").
+			Respond(http.StatusForbidden, "Error", "The caller may not delete this event (rest_forbidden)").
+			Respond(http.StatusNotFound, "Error", "No such event (rest-event-not-found)").
+			Respond(http.StatusGone, "Error", "The event is already in the trash (event-is-in-trash)"),
+	}
 }
 
 // termRoutes are the category and tag routes (reference §1.4, §2.3, §8.3; API.md decides 404 for unknown IDs).

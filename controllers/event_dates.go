@@ -1,0 +1,86 @@
+package controllers
+
+import (
+	"time"
+
+	"calendar/models"
+)
+
+// listBounds are the date bounds of an event list (reference §7.6 with API.md §3), as instants.
+type listBounds struct {
+	strict                    bool
+	start, end                *time.Time
+	startsBefore, startsAfter *time.Time
+	endsBefore, endsAfter     *time.Time
+}
+
+// listDateBounds computes the bounds. Naive dates are read in the site timezone. In inclusive mode (the default)
+// start_date moves to 00:00:00 of its day and every other bound to 23:59:59 of its day; strict_dates=true uses
+// them as given. Without any starts_* or ends_* parameter, start_date defaults to 00:00 today and end_date to
+// 23:59:59 of the day two years ahead; with include, no bound applies at all.
+func (ec *EventController) listDateBounds(in *EventListInput, now time.Time, invalid map[string]string) listBounds {
+	site := ec.Config.Timezone
+	b := listBounds{strict: in.StrictDates.V}
+	parse := func(name string, p Opt[DateParam], atStart bool) *time.Time {
+		if !p.Set {
+			return nil
+		}
+		t, err := ParseDate(p.V.Text, now, site)
+		if err != nil {
+			invalid[name] = err.Error()
+			return nil
+		}
+		switch {
+		case b.strict:
+			t = t.Truncate(time.Second)
+		case atStart:
+			t = startOfDay(t, site)
+		default:
+			t = endOfDay(t, site)
+		}
+		return &t
+	}
+	b.start = parse("start_date", in.StartDate, true)
+	b.end = parse("end_date", in.EndDate, false)
+	b.startsBefore = parse("starts_before", in.StartsBefore, false)
+	b.startsAfter = parse("starts_after", in.StartsAfter, false)
+	b.endsBefore = parse("ends_before", in.EndsBefore, false)
+	b.endsAfter = parse("ends_after", in.EndsAfter, false)
+	if in.Include.Set {
+		return listBounds{strict: b.strict}
+	}
+	if b.startsBefore == nil && b.startsAfter == nil && b.endsBefore == nil && b.endsAfter == nil {
+		if b.start == nil {
+			t := startOfDay(now, site)
+			b.start = &t
+		}
+		if b.end == nil {
+			today := now.In(site)
+			t := time.Date(today.Year()+2, today.Month(), today.Day(), 23, 59, 59, 0, site)
+			b.end = &t
+		}
+	}
+	return b
+}
+
+// addWindow applies start_date and end_date and echoes them, in site time.
+func (b listBounds) addWindow(q *eventQuery, site *time.Location) {
+	b.apply(q, site, "start_date", b.start, models.EventsStartingAtOrAfter)
+	b.apply(q, site, "end_date", b.end, models.EventsEndingAtOrBefore)
+}
+
+// addRelative applies starts_* and ends_* and echoes them, in site time.
+func (b listBounds) addRelative(q *eventQuery, site *time.Location) {
+	b.apply(q, site, "starts_before", b.startsBefore, models.EventsStartingBefore)
+	b.apply(q, site, "starts_after", b.startsAfter, models.EventsStartingAfter)
+	b.apply(q, site, "ends_before", b.endsBefore, models.EventsEndingBefore)
+	b.apply(q, site, "ends_after", b.endsAfter, models.EventsEndingAfter)
+}
+
+func (b listBounds) apply(q *eventQuery, site *time.Location, name string, t *time.Time, scope func(time.Time) models.Scope) {
+	if t == nil {
+		return
+	}
+	q.add(scope(*t))
+	q.args = q.args.Add(name, FormatDate(*t, site))
+}

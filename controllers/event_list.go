@@ -1,0 +1,315 @@
+package controllers
+
+import (
+	"errors"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"calendar/models"
+)
+
+// EventListInput holds the parameters of GET /events (seed §4 "Event list filters").
+type EventListInput struct {
+	Paging
+	StartDate    Opt[DateParam] `param:"start_date" doc:"Events that start on or after this date (inclusive mode: from 00:00:00 of its day). Default: 00:00 today, site time. Naive dates are read in the site timezone."`
+	EndDate      Opt[DateParam] `param:"end_date" doc:"Events that end on or before this date (inclusive mode: until 23:59:59 of its day). Default: 23:59:59 of the day two years ahead."`
+	StartsBefore Opt[DateParam] `param:"starts_before" doc:"Events that start before this date (inclusive mode: before 23:59:59 of its day). Any starts_* or ends_* parameter drops the default window."`
+	StartsAfter  Opt[DateParam] `param:"starts_after" doc:"Events that start after this date (inclusive mode: after 23:59:59 of its day)."`
+	EndsBefore   Opt[DateParam] `param:"ends_before" doc:"Events that end before this date (inclusive mode: before 23:59:59 of its day)."`
+	EndsAfter    Opt[DateParam] `param:"ends_after" doc:"Events that end after this date (inclusive mode: after 23:59:59 of its day)."`
+	StrictDates  Opt[bool]      `param:"strict_dates" default:"false" doc:"false: the date bounds cover whole days as described for each; true: the dates are used as given."`
+	Search       Opt[string]    `param:"search" validate:"omitempty,max=500" doc:"Events whose title, description or excerpt contain every word, ignoring case; \"quoted phrases\" match whole."`
+	Categories   Opt[[]string]  `param:"categories" doc:"Events in any of these categories (IDs or slugs, list or CSV), child categories included; unknown ones are 400."`
+	Tags         Opt[[]string]  `param:"tags" doc:"Events with any of these tags (IDs or slugs, list or CSV); unknown ones are 400."`
+	Venue        Opt[[]int64]   `param:"venue" doc:"Events at any of these venues (IDs, list or CSV); unknown ones are 400."`
+	Organizer    Opt[[]int64]   `param:"organizer" doc:"Events by any of these organizers (IDs, list or CSV); unknown ones are 400."`
+	Featured     Opt[bool]      `param:"featured" doc:"true: only featured events; false: only the others."`
+	Status       Opt[[]string]  `param:"status" doc:"Events with any of these statuses (list or CSV; any = every status but trash). Visitors may only ask for publish; users who can edit events see every status they may read by default."`
+	Include      Opt[[]int64]   `param:"include" doc:"Only the events with these IDs (list or CSV) that the caller may see; no date bound applies."`
+	PostParent   Opt[int64]     `param:"post_parent" doc:"Only the children of this event."`
+	Ticketed     Opt[bool]      `param:"ticketed" doc:"true: only ticketed events; false: only the others."`
+}
+
+// EventList is the envelope of GET /events (reference §2.1).
+type EventList struct {
+	Events          []EventRecord `json:"events"`
+	RestURL         string        `json:"rest_url"`
+	NextRestURL     string        `json:"next_rest_url,omitempty"`
+	PreviousRestURL string        `json:"previous_rest_url,omitempty"`
+	Total           int64         `json:"total"`
+	TotalPages      int           `json:"total_pages"`
+}
+
+// eventQuery is a list request turned into store scopes, and the effective arguments its links echo.
+type eventQuery struct {
+	scopes []models.Scope
+	args   QueryArgs
+}
+
+func (q *eventQuery) add(s models.Scope) { q.scopes = append(q.scopes, s) }
+
+// List handles GET /events: the events the caller may see that pass every filter, ordered by start then ID, one
+// page at a time. A page past the last is 404 event-archive-page-not-found.
+func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
+	user := models.UserFrom(c.Request.Context())
+	store := ec.Store.WithContext(c.Request.Context())
+	page := in.Resolve(ec.Config.MaxPerPage)
+	q, err := ec.eventListQuery(store, in, user, page, time.Now())
+	if err != nil {
+		return err
+	}
+	events, total, err := store.ListEvents(q.scopes, page)
+	if err != nil {
+		return err
+	}
+	if err := store.LoadEventLinks(events); err != nil {
+		return err
+	}
+	if len(events) == 0 && page.Number > 1 {
+		return models.Errorf(models.KindNotFound, "event-archive-page-not-found",
+			"The requested event archive page does not exist")
+	}
+	site := ec.Site(c)
+	shaper := ec.shaper(site, Viewer{User: user})
+	out := EventList{Events: make([]EventRecord, len(events)), Total: total,
+		TotalPages: TotalPages(total, page.Size)}
+	for i := range events {
+		out.Events[i] = shaper.listRecord(&events[i])
+	}
+	links := pageLinks(site.Root+"/events/", q.args, page.Number, out.TotalPages)
+	out.RestURL, out.NextRestURL, out.PreviousRestURL = links.Self, links.Next, links.Previous
+	SetListHeaders(c, total, out.TotalPages, links)
+	c.JSON(http.StatusOK, out)
+	return nil
+}
+
+// eventListQuery turns the parameters into scopes and echoed arguments, in the order rest_url lists them
+// (reference §2.1), and reports every bad parameter at once. A new filter adds its scope with q.add and echoes
+// its arguments where the reference lists them (geoloc, geoloc_lat and geoloc_lng come right after search).
+func (ec *EventController) eventListQuery(store *models.Store, in *EventListInput, user *models.User,
+	page models.Page, now time.Time) (*eventQuery, error) {
+	q := &eventQuery{scopes: []models.Scope{models.EventsListed(), models.EventsVisibleTo(user)}}
+	q.args = q.args.Add("page", strconv.Itoa(page.Number)).Add("per_page", strconv.Itoa(page.Size))
+	invalid := map[string]string{}
+
+	bounds := ec.listDateBounds(in, now, invalid)
+	bounds.addWindow(q, ec.Config.Timezone)
+	if in.Search.Set {
+		terms := searchTerms(in.Search.V)
+		if len(terms) == 0 {
+			invalid["search"] = "must not be empty"
+		} else {
+			q.add(models.EventsMatching(terms))
+			q.args = q.args.Add("search", in.Search.V)
+		}
+	}
+	statusArg, err := listStatuses(in.Status, user)
+	if err != nil {
+		invalid["status"] = err.Error()
+	}
+	q.add(statusScope(statusArg))
+	q.args = q.args.Add("status", statusArg)
+	if in.PostParent.Set {
+		if err := checkListParent(store, in.PostParent.V, user); err != nil {
+			invalid["post_parent"] = err.Error()
+		} else {
+			q.add(models.EventsWithParent(uint64(in.PostParent.V)))
+			q.args = q.args.Add("post_parent", strconv.FormatInt(in.PostParent.V, 10))
+		}
+	}
+	if in.Include.Set {
+		if len(in.Include.V) == 0 {
+			invalid["include"] = "must list at least one event ID"
+		}
+		q.add(models.EventsWithIDs(toIDs(in.Include.V)))
+		q.args = q.args.Add("include", csv(in.Include.V))
+	}
+	bounds.addRelative(q, ec.Config.Timezone)
+	addFlagFilter(q, "ticketed", in.Ticketed, models.EventsTicketed)
+	if err := addLinkFilters(store, q, in, invalid); err != nil {
+		return nil, err
+	}
+	addFlagFilter(q, "featured", in.Featured, models.EventsFeatured)
+	if err := addTermFilters(store, q, in, invalid); err != nil {
+		return nil, err
+	}
+	if bounds.strict {
+		q.args = q.args.Add("strict_dates", "1")
+	}
+	if len(invalid) > 0 {
+		return nil, models.Invalid(invalid)
+	}
+	return q, nil
+}
+
+// addLinkFilters applies venue and organizer: events linked to any of the IDs (OR within a list, AND between
+// the two); an ID that names no record is 400.
+func addLinkFilters(store *models.Store, q *eventQuery, in *EventListInput, invalid map[string]string) error {
+	filters := []struct {
+		name    string
+		param   Opt[[]int64]
+		missing func([]uint64) ([]uint64, error)
+		scope   func([]uint64) models.Scope
+	}{
+		{"venue", in.Venue, store.MissingVenueIDs, models.EventsAtVenues},
+		{"organizer", in.Organizer, store.MissingOrganizerIDs, models.EventsByOrganizers},
+	}
+	for _, f := range filters {
+		if !f.param.Set {
+			continue
+		}
+		ids := toIDs(f.param.V)
+		if len(ids) == 0 {
+			invalid[f.name] = "must list at least one ID"
+			continue
+		}
+		missing, err := f.missing(ids)
+		if err != nil {
+			return err
+		}
+		if len(missing) > 0 {
+			invalid[f.name] = "no " + f.name + " has the ID " + strconv.FormatUint(missing[0], 10)
+			continue
+		}
+		q.add(f.scope(ids))
+		q.args = q.args.Add(f.name, csv(f.param.V))
+	}
+	return nil
+}
+
+// addTermFilters applies categories and tags (IDs or slugs): events with any of the categories (or their
+// descendants) and any of the tags. An unknown category or tag is 400. Unlike the reference, rest_url echoes
+// them, so that its next and previous links keep the filter.
+func addTermFilters(store *models.Store, q *eventQuery, in *EventListInput, invalid map[string]string) error {
+	filters := []struct {
+		name    string
+		param   Opt[[]string]
+		resolve func([]string) ([]uint64, error)
+		scope   func([]uint64) models.Scope
+	}{
+		{"categories", in.Categories, store.CategoryFilterIDs, models.EventsInCategories},
+		{"tags", in.Tags, store.TagFilterIDs, models.EventsWithTags},
+	}
+	for _, f := range filters {
+		if !f.param.Set {
+			continue
+		}
+		if len(f.param.V) == 0 {
+			invalid[f.name] = "must list at least one ID or slug"
+			continue
+		}
+		ids, err := f.resolve(f.param.V)
+		if err != nil {
+			if err := collectInvalid(invalid, err); err != nil {
+				return err
+			}
+			continue
+		}
+		q.add(f.scope(ids))
+		q.args = q.args.Add(f.name, strings.Join(f.param.V, ","))
+	}
+	return nil
+}
+
+// addFlagFilter applies a boolean filter and echoes it as 1 or 0, as the reference echoes featured.
+func addFlagFilter(q *eventQuery, name string, flag Opt[bool], scope func(bool) models.Scope) {
+	if !flag.Set {
+		return
+	}
+	q.add(scope(flag.V))
+	value := "0"
+	if flag.V {
+		value = "1"
+	}
+	q.args = q.args.Add(name, value)
+}
+
+// listStatuses checks the status filter (reference §5.4) and returns its effective value: exactly publish for
+// callers who cannot edit events; any known statuses (or any) for those who can; by default publish or any.
+func listStatuses(status Opt[[]string], user *models.User) (string, error) {
+	if !user.CanSeeAllStatuses() {
+		if status.Set && (len(status.V) != 1 || status.V[0] != models.StatusPublish) {
+			return models.StatusPublish, errors.New("only published events may be listed without edit rights")
+		}
+		return models.StatusPublish, nil
+	}
+	if !status.Set {
+		return "any", nil
+	}
+	if len(status.V) == 0 {
+		return "any", errors.New("must name at least one status")
+	}
+	for _, s := range status.V {
+		if s != "any" && !models.IsStatus(s) {
+			return "any", errors.New("must be any or one of: " + strings.Join(models.Statuses, ", "))
+		}
+	}
+	return strings.Join(status.V, ","), nil
+}
+
+// statusScope keeps the statuses of the effective status filter; any is every status but trash.
+func statusScope(effective string) models.Scope {
+	var statuses []string
+	for _, s := range strings.Split(effective, ",") {
+		if s == "any" {
+			statuses = append(statuses, models.StatusPublish, models.StatusFuture, models.StatusDraft,
+				models.StatusPending, models.StatusPrivate)
+			continue
+		}
+		statuses = append(statuses, s)
+	}
+	return models.EventsWithStatus(dedupe(statuses)...)
+}
+
+func dedupe(list []string) []string {
+	seen := map[string]bool{}
+	out := list[:0:0]
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// checkListParent verifies that post_parent names an event the caller may read (reference §4.2: else 400).
+func checkListParent(store *models.Store, id int64, user *models.User) error {
+	if id <= 0 {
+		return errors.New("must be the ID of an event")
+	}
+	parent, err := store.EventByID(uint64(id))
+	switch {
+	case errors.Is(err, models.ErrNotFound) || (err == nil && !user.CanRead(parent.Owned())):
+		return errors.New("no event with this ID exists")
+	case err != nil:
+		return err
+	}
+	return nil
+}
+
+// maxSearchTerms is how many terms a search takes apart; WordPress searches for a longer text as one phrase.
+const maxSearchTerms = 9
+
+// searchTermPattern finds the terms of a search as WordPress does: "quoted phrases" whole, other words split at
+// spaces, tabs, commas and plus signs.
+var searchTermPattern = regexp.MustCompile(`"[^"]*("|$)|[^\t\n\r ",+]+`)
+
+// searchTerms splits a search into the terms that must all appear.
+func searchTerms(s string) []string {
+	var terms []string
+	for _, m := range searchTermPattern.FindAllString(s, -1) {
+		if t := strings.TrimSpace(strings.Trim(m, `"`)); t != "" {
+			terms = append(terms, t)
+		}
+	}
+	if len(terms) > maxSearchTerms {
+		return []string{strings.TrimSpace(s)}
+	}
+	return terms
+}

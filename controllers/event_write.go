@@ -1,0 +1,470 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"calendar/models"
+)
+
+// EventFields are the writable fields of an event (seed §2, API.md §8), the same for create and every update
+// method. On update an omitted field (or one sent as JSON null) is unchanged, except the clearable ones (cost,
+// website, image, parent and the links), which null clears.
+type EventFields struct {
+	Title            Opt[string]      `param:"title" doc:"The event title, plain text (tags are removed)."`
+	Description      Opt[string]      `param:"description" doc:"The event description, HTML (sanitised against an allow-list)."`
+	Slug             Opt[string]      `param:"slug" doc:"The event slug; generated from the title when absent, made unique with -2, -3, …"`
+	Excerpt          Opt[string]      `param:"excerpt" doc:"The event excerpt, HTML (sanitised against an allow-list)."`
+	Status           Opt[string]      `param:"status" enum:"publish,future,draft,pending,private,trash" doc:"The event status. Users who cannot publish get pending for publish or future. An update without status keeps it; an update with a status restores a trashed event. trash is only valid on update (it moves the event to the trash)."`
+	Author           Opt[int64]       `param:"author" doc:"The ID of the event's author; defaults to the current user. Only editors and administrators may name another user."`
+	Date             Opt[DateParam]   `param:"date" doc:"The publication date, read in the request's timezone or the site timezone."`
+	DateUTC          Opt[DateParam]   `param:"date_utc" doc:"The publication date in UTC; wins over date when both are sent."`
+	Timezone         Opt[string]      `param:"timezone" doc:"The event timezone: an IANA name (America/New_York), UTC, or an offset such as UTC+2 or UTC-5:30. Defaults to the site timezone."`
+	AllDay           Opt[bool]        `param:"all_day" doc:"Whether the event lasts all day: its start becomes 00:00:00 of the start day and its end 23:59:59 of the end day."`
+	StartDate        Opt[DateParam]   `param:"start_date" doc:"The start: YYYY-MM-DD HH:MM[:SS], YYYY-MM-DDTHH:MM[:SS], RFC 3339, YYYY-MM-DD, a Unix timestamp, or a relative form (now, today, tomorrow 9am, next wednesday 4pm, +5 days, -1 month, 2018-01-01 4pm). Naive text is read in the timezone of the request, else of the event (on update), else of the site."`
+	EndDate          Opt[DateParam]   `param:"end_date" doc:"The end, in the forms start_date accepts; not before the start."`
+	Image            Opt[ImageRef]    `param:"image" doc:"The featured image: the ID of a known image, or an http(s) URL recorded as an image on first use. \"\", 0 or null removes it."`
+	Cost             Opt[CostParam]   `param:"cost" doc:"The cost: text (\"20$\", \"€15\", \"Free\", \"10-20\") or a list of values; null or \"\" removes it."`
+	Website          Opt[string]      `param:"website" doc:"The event website, an http(s) URL; \"\" or null removes it (the event's page is shown instead)."`
+	ShowMap          Opt[bool]        `param:"show_map" doc:"Whether to show a map."`
+	ShowMapLink      Opt[bool]        `param:"show_map_link" doc:"Whether to show a map link."`
+	HideFromListings Opt[bool]        `param:"hide_from_listings" doc:"Whether to hide the event from listings (it is never listed, but stays readable)."`
+	Sticky           Opt[bool]        `param:"sticky" doc:"Whether the event is sticky in calendar views."`
+	Featured         Opt[bool]        `param:"featured" doc:"Whether the event is featured."`
+	Ticketed         Opt[bool]        `param:"ticketed" default:"false" doc:"Whether the event has tickets."`
+	Parent           Opt[ParentParam] `param:"parent" doc:"The ID of the parent event (not the event itself or one of its descendants); 0, \"\" or null for none."`
+	Categories       Opt[LinksParam]  `param:"categories" doc:"Event categories: IDs, names or slugs, as a list or CSV; unknown names are created, unknown IDs are rejected. Replaces the event's categories; [] removes all."`
+	Tags             Opt[LinksParam]  `param:"tags" doc:"Event tags: IDs, names or slugs, as a list or CSV; unknown names are created, unknown IDs are rejected. Replaces the event's tags; [] removes all."`
+	Venue            Opt[LinksParam]  `param:"venue" doc:"Venues: IDs, CSV of IDs, {\"id\": N}, inline venue objects (created with the event), or a mix. Replaces the event's venues; 0, \"\", [] or null removes them."`
+	Organizer        Opt[LinksParam]  `param:"organizer" doc:"Organizers, in order: IDs, CSV of IDs, {\"id\": N}, inline organizer objects (created with the event), or a mix. Replaces the event's organizers; [] removes all."`
+}
+
+// eventWrite is a validated write: the fields as they apply to an event, once the transaction has found it.
+type eventWrite struct {
+	ctx      context.Context
+	in       *EventFields
+	password Opt[string]
+	user     *models.User
+	now      time.Time
+	creating bool
+	// slug is the base of the new slug ("" for no change); the transaction makes it unique.
+	slug string
+	// links are the linked records sent, resolved to IDs in the transaction.
+	links eventLinks
+}
+
+// eventLinks are the venues, organizers, categories and tags a write sets; nil lists were not sent.
+type eventLinks struct {
+	venues, organizers, categories, tags []uint64
+}
+
+// checkEventFields validates what needs no database and reports every bad parameter in one error, before the
+// record is looked up (reference §0.2: validation answers before permissions).
+func (ec *EventController) checkEventFields(w *eventWrite) error {
+	in := w.in
+	invalid := map[string]string{}
+	if in.Title.Set && PlainText(in.Title.V) == "" {
+		invalid["title"] = "must not be empty"
+	}
+	if in.Slug.Set {
+		if strings.TrimSpace(in.Slug.V) != "" {
+			if w.slug = models.Slugify(in.Slug.V, ""); w.slug == "" {
+				invalid["slug"] = "must contain letters or digits"
+			}
+		} else {
+			w.slug = eventSlugBase(in)
+		}
+	}
+	if in.Status.Set {
+		switch {
+		case !models.IsStatus(in.Status.V):
+			invalid["status"] = "must be one of: " + strings.Join(models.Statuses, ", ")
+		case in.Status.V == models.StatusTrash && w.creating:
+			invalid["status"] = "an event cannot be created in the trash"
+		}
+	}
+	if in.Author.Set && in.Author.V <= 0 {
+		invalid["author"] = "must be the ID of an existing user"
+	}
+	if in.Timezone.Set {
+		if _, _, err := ParseTimezone(in.Timezone.V); err != nil {
+			invalid["timezone"] = err.Error()
+		}
+	}
+	for name, d := range map[string]Opt[DateParam]{"start_date": in.StartDate, "end_date": in.EndDate,
+		"date": in.Date, "date_utc": in.DateUTC} {
+		if d.Set {
+			if _, err := ParseDate(d.V.Text, w.now, time.UTC); err != nil {
+				invalid[name] = err.Error()
+			}
+		}
+	}
+	if in.Website.Set && strings.TrimSpace(in.Website.V) != "" && !isWebURL(strings.TrimSpace(in.Website.V)) {
+		invalid["website"] = "must be an http or https URL"
+	}
+	if in.Image.Set && in.Image.V.URL != "" && !w.user.CanPublish() {
+		// Reference §9.7: adding an image by URL needs upload_files, which contributors lack.
+		invalid["image"] = "only users who can publish may add images by URL; use the ID of a known image"
+	}
+	if w.password.Set && len(w.password.V) > 255 {
+		invalid["password"] = "must be at most 255 characters long"
+	}
+	for name, terms := range map[string]Opt[LinksParam]{"categories": in.Categories, "tags": in.Tags} {
+		if _, err := termRefs(terms); err != nil {
+			invalid[name] = err.Error()
+		}
+	}
+	if len(invalid) > 0 {
+		return models.Invalid(invalid)
+	}
+	return nil
+}
+
+// eventSlugBase is the slug generated from the title sent (for an update that asks for a fresh slug without a
+// title, the caller falls back to the stored title).
+func eventSlugBase(in *EventFields) string {
+	return models.Slugify(PlainText(in.Title.V), "event")
+}
+
+// applyEventWrite changes e as w asks, inside the transaction tx: dates, fields, status, then what needs the
+// database (author, image, parent, unique slug). It reports every invalid parameter it finds in one error; a
+// database failure is returned as it is.
+func (ec *EventController) applyEventWrite(tx *models.Store, e *models.Event, w *eventWrite) error {
+	in := w.in
+	invalid := map[string]string{}
+	ec.applyEventDates(e, w, invalid)
+	ec.applyEventText(e, in)
+	ec.applyEventFlags(e, in)
+	if in.Status.Set || w.creating {
+		ec.applyEventStatus(e, w)
+	}
+	if w.password.Set {
+		e.Password = models.HashEventPassword(w.password.V)
+	}
+	for _, apply := range []func(*models.Store, *models.Event, *eventWrite, map[string]string) error{
+		ec.applyEventAuthor, ec.applyEventImage, ec.applyEventParent, ec.resolveEventLinks,
+	} {
+		if err := apply(tx, e, w, invalid); err != nil {
+			return err
+		}
+	}
+	if len(invalid) > 0 {
+		return models.Invalid(invalid)
+	}
+	return ec.applyEventSlug(tx, e, w)
+}
+
+// applyEventText sets the text fields, cost and website.
+func (ec *EventController) applyEventText(e *models.Event, in *EventFields) {
+	if in.Title.Set {
+		e.Title = PlainText(in.Title.V)
+	}
+	if in.Description.Set {
+		e.Description = SanitizeHTML(in.Description.V)
+	}
+	if in.Excerpt.Set {
+		e.Excerpt = SanitizeHTML(in.Excerpt.V)
+	}
+	if in.Cost.Set || in.Cost.Null {
+		e.Cost = costColumn(in.Cost.V.Cost)
+	}
+	if in.Website.Set || in.Website.Null {
+		e.Website = strings.TrimSpace(in.Website.V)
+	}
+}
+
+// applyEventFlags sets the presentation flags that were sent.
+func (ec *EventController) applyEventFlags(e *models.Event, in *EventFields) {
+	for _, f := range []struct {
+		opt Opt[bool]
+		dst *bool
+	}{
+		{in.ShowMap, &e.ShowMap}, {in.ShowMapLink, &e.ShowMapLink}, {in.HideFromListings, &e.HideFromListings},
+		{in.Sticky, &e.Sticky}, {in.Featured, &e.Featured}, {in.Ticketed, &e.Ticketed},
+	} {
+		if f.opt.Set {
+			*f.dst = f.opt.V
+		}
+	}
+}
+
+// applyEventStatus applies the scale-back rule (reference §6.2) to the status sent, and moves the event into or
+// out of the trash: a trashed event remembers its status, which decides permissions on it.
+func (ec *EventController) applyEventStatus(e *models.Event, w *eventWrite) {
+	status := w.user.ScaleBackStatus(w.in.Status.V, e.Status, w.creating)
+	switch {
+	case status == models.StatusTrash && e.Status != models.StatusTrash:
+		e.TrashedStatus, e.Status = e.Status, models.StatusTrash
+	case status != models.StatusTrash:
+		e.TrashedStatus, e.Status = "", status
+	}
+}
+
+// applyEventAuthor sets the author: an existing user, and another user than the caller only for those who may
+// edit others' events.
+func (ec *EventController) applyEventAuthor(tx *models.Store, e *models.Event, w *eventWrite, invalid map[string]string) error {
+	if !w.in.Author.Set {
+		return nil
+	}
+	id := uint64(w.in.Author.V)
+	if id == e.AuthorID && !w.creating {
+		return nil
+	}
+	if id != w.user.ID && !w.user.CanEdit(models.Owned{AuthorID: id, Status: e.Status}) {
+		invalid["author"] = "only editors and administrators may assign events to other users"
+		return nil
+	}
+	_, err := tx.UserByID(w.ctx, id)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		invalid["author"] = "must be the ID of an existing user"
+		return nil
+	case err != nil:
+		return err
+	}
+	e.AuthorID = id
+	return nil
+}
+
+// applyEventImage links the image sent: a known ID, or a URL recorded on first use; "", 0 or null removes it.
+func (ec *EventController) applyEventImage(tx *models.Store, e *models.Event, w *eventWrite, invalid map[string]string) error {
+	in := w.in
+	if !in.Image.Set && !in.Image.Null {
+		return nil
+	}
+	if in.Image.Null {
+		e.ImageID, e.Image = nil, nil
+		return nil
+	}
+	img, err := ec.ResolveImage(tx, "image", in.Image.V)
+	switch {
+	case err != nil:
+		return collectInvalid(invalid, err)
+	case img == nil:
+		e.ImageID, e.Image = nil, nil
+	default:
+		e.ImageID, e.Image = &img.ID, img
+	}
+	return nil
+}
+
+// applyEventParent sets the parent: an event the caller may read, not the event itself or a descendant.
+func (ec *EventController) applyEventParent(tx *models.Store, e *models.Event, w *eventWrite, invalid map[string]string) error {
+	in := w.in
+	if !in.Parent.Set && !in.Parent.Null {
+		return nil
+	}
+	id := in.Parent.V.ID
+	if id == 0 {
+		e.ParentID = nil
+		return nil
+	}
+	parent, err := tx.EventByID(id)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && !w.user.CanRead(parent.Owned())) {
+		invalid["parent"] = "no event with this ID exists"
+		return nil
+	}
+	if err == nil {
+		err = tx.CheckEventParent(e.ID, id)
+	}
+	if errors.Is(err, models.ErrParentCycle) {
+		invalid["parent"] = "must not be the event itself or one of its descendants"
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	e.ParentID = &id
+	return nil
+}
+
+// applyEventSlug gives a new event its slug, and an updated one the slug sent, unique among events.
+func (ec *EventController) applyEventSlug(tx *models.Store, e *models.Event, w *eventWrite) error {
+	base := w.slug
+	switch {
+	case base == "" && w.creating:
+		base = models.Slugify(e.Title, "event")
+	case base == "":
+		return nil
+	case !w.in.Title.Set && strings.TrimSpace(w.in.Slug.V) == "":
+		base = models.Slugify(e.Title, "event")
+	}
+	slug, err := tx.UniqueSlug("events", base, e.ID)
+	if err != nil {
+		return err
+	}
+	e.Slug = slug
+	return nil
+}
+
+// applyEventDates sets the timezone, the start and end, all_day and the publication date (API.md §3). Naive text
+// is read in the timezone sent, else the event's (on update), else the site's. Sending one of start and end keeps
+// the other; all_day snaps both to whole days in the event's timezone; the end may not be before the start.
+func (ec *EventController) applyEventDates(e *models.Event, w *eventWrite, invalid map[string]string) {
+	in := w.in
+	loc, name := ec.Config.Timezone, ec.Config.TimezoneName
+	if !w.creating {
+		loc, name = eventLocation(e.Timezone), e.Timezone
+	}
+	if in.Timezone.Set {
+		if l, n, err := ParseTimezone(in.Timezone.V); err == nil {
+			if !w.creating && n != e.Timezone {
+				// A new zone keeps the wall clock: the event still starts at 10:00, now in the new zone.
+				e.StartUTC, e.EndUTC = sameWallClock(e.StartUTC, loc, l), sameWallClock(e.EndUTC, loc, l)
+			}
+			loc, name = l, n
+		}
+	}
+	e.Timezone = name
+	start, end := e.StartUTC, e.EndUTC
+	if in.StartDate.Set {
+		if t, err := ParseDate(in.StartDate.V.Text, w.now, loc); err == nil {
+			start = t
+		}
+	}
+	if in.EndDate.Set {
+		if t, err := ParseDate(in.EndDate.V.Text, w.now, loc); err == nil {
+			end = t
+		}
+	}
+	if in.AllDay.Set {
+		e.AllDay = in.AllDay.V
+	}
+	if e.AllDay {
+		start, end = startOfDay(start, loc), endOfDay(end, loc)
+	}
+	start, end = start.UTC().Truncate(time.Second), end.UTC().Truncate(time.Second)
+	if end.Before(start) {
+		if in.EndDate.Set || w.creating {
+			invalid["end_date"] = "must not be before the start date (" + FormatDate(start, loc) + ")"
+		} else {
+			invalid["start_date"] = "must not be after the end date (" + FormatDate(end, loc) + ")"
+		}
+	}
+	e.StartUTC, e.EndUTC = start, end
+	e.TimezoneAbbr = TimezoneAbbr(loc, name, start)
+	ec.applyPublicationDate(e, w, loc)
+}
+
+// applyPublicationDate sets the publication date: date_utc as UTC, else date in the request's or site's zone,
+// else (on create) now.
+func (ec *EventController) applyPublicationDate(e *models.Event, w *eventWrite, eventLoc *time.Location) {
+	in := w.in
+	loc := ec.Config.Timezone
+	if in.Timezone.Set {
+		loc = eventLoc
+	}
+	switch {
+	case in.DateUTC.Set:
+		if t, err := ParseDate(in.DateUTC.V.Text, w.now, time.UTC); err == nil {
+			e.PublishedAt = t.UTC().Truncate(time.Second)
+		}
+	case in.Date.Set:
+		if t, err := ParseDate(in.Date.V.Text, w.now, loc); err == nil {
+			e.PublishedAt = t.UTC().Truncate(time.Second)
+		}
+	case w.creating:
+		e.PublishedAt = w.now.UTC().Truncate(time.Second)
+	}
+}
+
+// sameWallClock is the instant that shows in zone to the same wall clock t shows in from.
+func sameWallClock(t time.Time, from, to *time.Location) time.Time {
+	w := t.In(from)
+	return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), 0, to)
+}
+
+// startOfDay is 00:00:00 of t's day in loc.
+func startOfDay(t time.Time, loc *time.Location) time.Time {
+	w := t.In(loc)
+	return time.Date(w.Year(), w.Month(), w.Day(), 0, 0, 0, 0, loc)
+}
+
+// endOfDay is 23:59:59 of t's day in loc.
+func endOfDay(t time.Time, loc *time.Location) time.Time {
+	w := t.In(loc)
+	return time.Date(w.Year(), w.Month(), w.Day(), 23, 59, 59, 0, loc)
+}
+
+// collectInvalid adds the parameters of an invalid-parameter error to invalid, so that one answer names every bad
+// parameter; any other error is returned.
+func collectInvalid(invalid map[string]string, err error) error {
+	var e *models.Error
+	if errors.As(err, &e) && e.Kind == models.KindInvalid && len(e.Params) > 0 {
+		for name, reason := range e.Params {
+			invalid[name] = reason
+		}
+		return nil
+	}
+	return err
+}
+
+// termRefs reads a categories or tags parameter: IDs, names or slugs, as a list or CSV; null, "" and [] are none.
+func termRefs(p Opt[LinksParam]) ([]string, error) {
+	if !p.Set || isEmptyLinks(p.V.Raw) {
+		return []string{}, nil
+	}
+	return DecodeStringList(p.V.Raw)
+}
+
+// resolveEventLinks turns the venue, organizer, categories and tags sent into IDs (API.md §7): inline venues and
+// organizers are created, unknown category and tag names too, in the write's transaction. JSON null counts as
+// empty: it removes the links.
+func (ec *EventController) resolveEventLinks(tx *models.Store, _ *models.Event, w *eventWrite, invalid map[string]string) error {
+	in := w.in
+	resolvers := []struct {
+		param Opt[LinksParam]
+		dst   *[]uint64
+		fn    func() ([]uint64, error)
+	}{
+		{in.Venue, &w.links.venues, func() ([]uint64, error) { return ec.ResolveVenues(tx, w.user, in.Venue.V.Raw) }},
+		{in.Organizer, &w.links.organizers, func() ([]uint64, error) { return ec.ResolveOrganizers(tx, w.user, in.Organizer.V.Raw) }},
+		{in.Categories, &w.links.categories, func() ([]uint64, error) {
+			refs, _ := termRefs(in.Categories)
+			return tx.ResolveCategories(refs)
+		}},
+		{in.Tags, &w.links.tags, func() ([]uint64, error) {
+			refs, _ := termRefs(in.Tags)
+			return tx.ResolveTags(refs)
+		}},
+	}
+	for _, r := range resolvers {
+		if !r.param.Set && !r.param.Null {
+			continue
+		}
+		ids, err := r.fn()
+		if err != nil {
+			if err := collectInvalid(invalid, err); err != nil {
+				return err
+			}
+			continue
+		}
+		*r.dst = append([]uint64{}, ids...)
+	}
+	return nil
+}
+
+// storeEventLinks replaces the links the write sent (the event has its ID by now) and recounts the categories and
+// tags whose count of published events may have changed: those linked before the write and after it.
+func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, cats, tags []uint64) error {
+	replace := []struct {
+		ids []uint64
+		fn  func(uint64, []uint64) error
+	}{
+		{links.venues, tx.ReplaceEventVenues}, {links.organizers, tx.ReplaceEventOrganizers},
+		{links.categories, tx.ReplaceEventCategories}, {links.tags, tx.ReplaceEventTags},
+	}
+	for _, r := range replace {
+		if r.ids != nil {
+			if err := r.fn(e.ID, r.ids); err != nil {
+				return err
+			}
+		}
+	}
+	if err := tx.RecountCategories(append(cats, links.categories...)); err != nil {
+		return err
+	}
+	return tx.RecountTags(append(tags, links.tags...))
+}

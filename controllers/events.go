@@ -1,0 +1,377 @@
+package controllers
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"calendar/models"
+)
+
+// EventController serves /events, /events/{id} and /events/by-slug/{slug}.
+type EventController struct{ *App }
+
+// EventIDPath is the {id} of /events/{id}.
+type EventIDPath struct {
+	ID Opt[int64] `param:"id" in:"path" doc:"The event ID."`
+}
+
+// EventSlugPath is the {slug} of /events/by-slug/{slug}.
+type EventSlugPath struct {
+	Slug Opt[string] `param:"slug" in:"path" doc:"The event slug."`
+}
+
+// EventPassword is the password parameter of reads and deletes: it unlocks a protected event.
+type EventPassword struct {
+	Password Opt[string] `param:"password" validate:"omitempty,max=255" doc:"The event's password, for a password-protected event (editors of the event do not need it); not empty."`
+}
+
+// check refuses an empty password (reference §5.4: it must be a non-empty string).
+func (p EventPassword) check() error {
+	if p.Password.Set && p.Password.V == "" {
+		return models.InvalidParam("password", "must not be empty")
+	}
+	return nil
+}
+
+// EventReadByID holds the parameters of GET /events/{id}.
+type EventReadByID struct {
+	EventIDPath
+	EventPassword
+}
+
+// EventReadBySlug holds the parameters of GET /events/by-slug/{slug}.
+type EventReadBySlug struct {
+	EventSlugPath
+	EventPassword
+}
+
+// EventDeleteParams are the parameters of DELETE beside the path.
+type EventDeleteParams struct {
+	EventPassword
+	Force Opt[bool] `param:"force" default:"false" doc:"Delete permanently instead of moving to the trash."`
+}
+
+// EventDeleteByID holds the parameters of DELETE /events/{id}.
+type EventDeleteByID struct {
+	EventIDPath
+	EventDeleteParams
+}
+
+// EventDeleteBySlug holds the parameters of DELETE /events/by-slug/{slug}.
+type EventDeleteBySlug struct {
+	EventSlugPath
+	EventDeleteParams
+}
+
+// EventCreate holds the parameters of POST /events.
+type EventCreate struct {
+	EventFields
+	Password Opt[string] `param:"password" doc:"A password that protects the event (\"\" for none)."`
+}
+
+// EventUpdateParams are the parameters of an update beside the path.
+type EventUpdateParams struct {
+	EventFields
+	Password Opt[string] `param:"password" doc:"Sets the event's password; \"\" removes it. Only users who can edit the event may change it."`
+}
+
+// EventUpdateByID holds the parameters of POST, PUT and PATCH /events/{id}.
+type EventUpdateByID struct {
+	EventIDPath
+	EventUpdateParams
+}
+
+// EventUpdateBySlug holds the parameters of POST, PUT and PATCH /events/by-slug/{slug}.
+type EventUpdateBySlug struct {
+	EventSlugPath
+	EventUpdateParams
+}
+
+// eventRef names the event of a request: by ID or by slug.
+type eventRef struct {
+	id   uint64
+	slug string
+}
+
+func (p EventIDPath) ref(c *gin.Context) (eventRef, error) {
+	if !isDigits(c.Param("id")) {
+		return eventRef{}, models.NoRoute()
+	}
+	return eventRef{id: uint64(p.ID.V)}, nil
+}
+
+func (p EventSlugPath) ref(*gin.Context) (eventRef, error) { return eventRef{slug: p.Slug.V}, nil }
+
+// find looks the event up; an unknown ID or slug is 404 rest-event-not-found (API.md §5).
+func (r eventRef) find(s *models.Store) (*models.Event, error) {
+	var e *models.Event
+	var err error
+	if r.slug != "" {
+		e, err = s.EventBySlug(r.slug)
+	} else {
+		e, err = s.EventByID(r.id)
+	}
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, r.notFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return withLinks(s, e)
+}
+
+// withLinks returns e with its venues, organizers, categories and tags loaded.
+func withLinks(s *models.Store, e *models.Event) (*models.Event, error) {
+	events := []models.Event{*e}
+	if err := s.LoadEventLinks(events); err != nil {
+		return nil, err
+	}
+	return &events[0], nil
+}
+
+// reload reads the event back after a write, with its links.
+func reload(tx *models.Store, id uint64) (*models.Event, error) {
+	e, err := tx.EventByID(id)
+	if err != nil {
+		return nil, err
+	}
+	return withLinks(tx, e)
+}
+
+// lockFor looks the event up for changing it in a transaction, and refuses callers that may not change it
+// (403) once it is known to exist (404 first, reference §5.3).
+func (r eventRef) lockFor(tx *models.Store, may func(models.Owned) bool) (*models.Event, error) {
+	e, err := r.lock(tx)
+	if err == nil && !may(e.Owned()) {
+		return nil, models.Forbidden()
+	}
+	return e, err
+}
+
+// lock looks the event up for changing it in a transaction.
+func (r eventRef) lock(tx *models.Store) (*models.Event, error) {
+	id := r.id
+	if r.slug != "" {
+		var err error
+		if id, err = tx.EventIDBySlug(r.slug); errors.Is(err, models.ErrNotFound) {
+			return nil, r.notFound()
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	e, err := tx.LockEvent(id)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, r.notFound()
+	}
+	return e, err
+}
+
+func (r eventRef) notFound() error {
+	if r.slug != "" {
+		return models.Errorf(models.KindNotFound, "rest-event-not-found", "Event with slug %s does not exist.", r.slug)
+	}
+	return models.Errorf(models.KindNotFound, "rest-event-not-found", "Event with ID %d does not exist.", r.id)
+}
+
+// ReadByID handles GET /events/{id}.
+func (ec *EventController) ReadByID(c *gin.Context, in *EventReadByID) error {
+	ref, err := in.ref(c)
+	if err != nil {
+		return err
+	}
+	if err := in.check(); err != nil {
+		return err
+	}
+	return ec.read(c, ref, in.Password)
+}
+
+// ReadBySlug handles GET /events/by-slug/{slug}.
+func (ec *EventController) ReadBySlug(c *gin.Context, in *EventReadBySlug) error {
+	ref, _ := in.ref(c)
+	if err := in.check(); err != nil {
+		return err
+	}
+	return ec.read(c, ref, in.Password)
+}
+
+// read answers a single read after the reference's checks, in its order (§5.4, API.md §5–6): the event exists
+// (404), is not in the trash unless the caller edits it (403 event-no-longer-available), may be read (403
+// event-not-accessible), and is unlocked (403 event-password-protected).
+func (ec *EventController) read(c *gin.Context, ref eventRef, password Opt[string]) error {
+	store := ec.Store.WithContext(c.Request.Context())
+	e, err := ref.find(store)
+	if err != nil {
+		return err
+	}
+	viewer := Viewer{User: models.UserFrom(c.Request.Context()), Password: password.V}
+	owned := e.Owned()
+	switch {
+	case e.Status == models.StatusTrash && !viewer.User.CanEdit(owned):
+		return models.Errorf(models.KindForbidden, "event-no-longer-available", "This event is no longer available")
+	case !viewer.User.CanRead(owned):
+		return models.Errorf(models.KindForbidden, "event-not-accessible", "The requested event is not accessible")
+	}
+	shaper := ec.shaper(ec.Site(c), viewer)
+	if !shaper.mayBypassPassword(e) {
+		return models.Errorf(models.KindForbidden, "event-password-protected",
+			"The requested event is not accessible without a password")
+	}
+	c.JSON(http.StatusOK, shaper.record(e, true))
+	return nil
+}
+
+// Create handles POST /events.
+func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
+	user := models.UserFrom(c.Request.Context())
+	w := &eventWrite{ctx: c.Request.Context(), in: &in.EventFields, password: in.Password, user: user,
+		now: time.Now(), creating: true}
+	if err := ec.checkEventFields(w); err != nil {
+		return err
+	}
+	if !user.CanCreate() {
+		return models.Forbidden()
+	}
+	e := &models.Event{AuthorID: user.ID}
+	err := ec.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
+		if err := ec.applyEventWrite(tx, e, w); err != nil {
+			return err
+		}
+		if err := tx.CreateEvent(e); err != nil {
+			return err
+		}
+		if err := storeEventLinks(tx, e, w.links, nil, nil); err != nil {
+			return err
+		}
+		var err error
+		e, err = reload(tx, e.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	shaper := ec.shaper(ec.Site(c), Viewer{User: user})
+	c.Header("Location", shaper.RestURL(e))
+	c.JSON(http.StatusCreated, shaper.record(e, false))
+	return nil
+}
+
+// UpdateByID handles POST, PUT and PATCH /events/{id}.
+func (ec *EventController) UpdateByID(c *gin.Context, in *EventUpdateByID) error {
+	ref, err := in.ref(c)
+	if err != nil {
+		return err
+	}
+	return ec.update(c, ref, &in.EventUpdateParams)
+}
+
+// UpdateBySlug handles POST, PUT and PATCH /events/by-slug/{slug}.
+func (ec *EventController) UpdateBySlug(c *gin.Context, in *EventUpdateBySlug) error {
+	ref, _ := in.ref(c)
+	return ec.update(c, ref, &in.EventUpdateParams)
+}
+
+// update changes the fields sent and keeps the others (API.md §7). The caller needs edit rights on the event
+// (reference §5.3, applied to the by-slug routes too: §12 #8), and delete rights to send status trash.
+func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateParams) error {
+	user := models.UserFrom(c.Request.Context())
+	w := &eventWrite{ctx: c.Request.Context(), in: &in.EventFields, password: in.Password, user: user, now: time.Now()}
+	if err := ec.checkEventFields(w); err != nil {
+		return err
+	}
+	if !user.CanCreate() {
+		return models.Forbidden()
+	}
+	var e *models.Event
+	err := ec.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
+		var err error
+		if e, err = ref.lockFor(tx, user.CanEdit); err != nil {
+			return err
+		}
+		if in.Status.V == models.StatusTrash && !user.CanDelete(e.Owned()) {
+			return models.Forbidden()
+		}
+		cats, tags, err := tx.EventTermIDs(e.ID)
+		if err != nil {
+			return err
+		}
+		if err := ec.applyEventWrite(tx, e, w); err != nil {
+			return err
+		}
+		if err := tx.SaveEvent(e); err != nil {
+			return err
+		}
+		if err := storeEventLinks(tx, e, w.links, cats, tags); err != nil {
+			return err
+		}
+		e, err = reload(tx, e.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, ec.shaper(ec.Site(c), Viewer{User: user}).record(e, false))
+	return nil
+}
+
+// DeleteByID handles DELETE /events/{id}.
+func (ec *EventController) DeleteByID(c *gin.Context, in *EventDeleteByID) error {
+	ref, err := in.ref(c)
+	if err != nil {
+		return err
+	}
+	return ec.delete(c, ref, &in.EventDeleteParams)
+}
+
+// DeleteBySlug handles DELETE /events/by-slug/{slug}.
+func (ec *EventController) DeleteBySlug(c *gin.Context, in *EventDeleteBySlug) error {
+	ref, _ := in.ref(c)
+	return ec.delete(c, ref, &in.EventDeleteParams)
+}
+
+// delete moves the event to the trash (200 with status trash), refuses a second trashing (410
+// event-is-in-trash), and with force=true deletes it permanently (200 with the record as it was). Callers who may
+// delete an event may edit it, so they never need its password.
+func (ec *EventController) delete(c *gin.Context, ref eventRef, in *EventDeleteParams) error {
+	if err := in.check(); err != nil {
+		return err
+	}
+	user := models.UserFrom(c.Request.Context())
+	if !user.CanCreate() {
+		return models.Forbidden()
+	}
+	var e *models.Event
+	err := ec.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
+		var err error
+		if e, err = ref.lockFor(tx, user.CanDelete); err != nil {
+			return err
+		}
+		if !in.Force.V && e.Status == models.StatusTrash {
+			return models.Errorf(models.KindGone, "event-is-in-trash", "The event is already trashed")
+		}
+		if e, err = reload(tx, e.ID); err != nil {
+			return err
+		}
+		cats, tags, err := tx.EventTermIDs(e.ID)
+		if err != nil {
+			return err
+		}
+		if in.Force.V {
+			err = tx.DeleteEvent(e.ID)
+		} else {
+			e.TrashedStatus, e.Status = e.Status, models.StatusTrash
+			err = tx.SaveEvent(e)
+		}
+		if err != nil {
+			return err
+		}
+		return storeEventLinks(tx, e, eventLinks{}, cats, tags)
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, ec.shaper(ec.Site(c), Viewer{User: user}).record(e, false))
+	return nil
+}

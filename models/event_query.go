@@ -1,0 +1,191 @@
+package models
+
+import (
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Scope narrows a query. The event list is the composition of the scopes below (and of any a feature adds, such
+// as geolocation): each is one WHERE condition on events, so every combination stays one indexed query.
+type Scope = func(*gorm.DB) *gorm.DB
+
+// ListEvents returns one page of the events that pass every scope, ordered by start then ID, with their images,
+// and the total number that pass. It runs two queries: the count, and the page. The page query picks the page's
+// IDs in a subquery that the covering listing indexes answer without reading rows, then reads only those rows:
+// a filter the order index cannot narrow (an end date, a flag) then costs index entries, not row reads.
+func (s *Store) ListEvents(scopes []Scope, page Page) ([]Event, int64, error) {
+	var total int64
+	if err := s.db.Model(&Event{}).Scopes(scopes...).Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	events := []Event{}
+	if total == 0 || int64(page.Offset()) >= total {
+		return events, total, nil
+	}
+	ids := s.db.Model(&Event{}).Select("events.id").Scopes(scopes...).Order(eventOrder).Scopes(Paginate(page))
+	err := s.db.Joins("Image").Where("events.id IN (?)", ids).Order(eventOrder).Find(&events).Error
+	return events, total, err
+}
+
+// eventOrder is the order of every event list: by start, then ID (reference §8.1).
+const eventOrder = "events.start_utc, events.id"
+
+// EventsListed keeps events that are not hidden from listings (reference §5.4: hidden events are never listed).
+func EventsListed() Scope {
+	return func(db *gorm.DB) *gorm.DB { return db.Where(isFalse(db, "events.hide_from_listings")) }
+}
+
+// EventsVisibleTo keeps the events u may read (User.CanRead): published ones for everyone; for contributors and
+// authors also their own that they may edit; everything for editors and administrators.
+func EventsVisibleTo(u *User) Scope {
+	return func(db *gorm.DB) *gorm.DB {
+		switch {
+		case u.can(capEditOthers) && u.can(capReadPrivate) && u.can(capEditPublished):
+			return db
+		case u.can(capEditPublished):
+			return db.Where("(events.status = ? OR events.author_id = ?)", StatusPublish, u.ID)
+		case u.can(capEdit):
+			unpublished := []string{StatusDraft, StatusPending, StatusPrivate}
+			return db.Where("(events.status = ? OR (events.author_id = ? AND (events.status IN ? OR "+
+				"(events.status = ? AND events.trashed_status IN ?))))",
+				StatusPublish, u.ID, unpublished, StatusTrash, unpublished)
+		}
+		return db.Where("events.status = ?", StatusPublish)
+	}
+}
+
+// EventsWithStatus keeps events with one of the statuses.
+func EventsWithStatus(statuses ...string) Scope {
+	return func(db *gorm.DB) *gorm.DB {
+		if len(statuses) == 1 {
+			return db.Where("events.status = ?", statuses[0])
+		}
+		return db.Where("events.status IN ?", statuses)
+	}
+}
+
+// EventsStartingAtOrAfter keeps events that start at or after t.
+func EventsStartingAtOrAfter(t time.Time) Scope { return compareTime("events.start_utc >= ?", t) }
+
+// EventsStartingAfter keeps events that start after t.
+func EventsStartingAfter(t time.Time) Scope { return compareTime("events.start_utc > ?", t) }
+
+// EventsStartingBefore keeps events that start before t.
+func EventsStartingBefore(t time.Time) Scope { return compareTime("events.start_utc < ?", t) }
+
+// EventsEndingAtOrBefore keeps events that end at or before t.
+func EventsEndingAtOrBefore(t time.Time) Scope { return compareTime("events.end_utc <= ?", t) }
+
+// EventsEndingAfter keeps events that end after t.
+func EventsEndingAfter(t time.Time) Scope { return compareTime("events.end_utc > ?", t) }
+
+// EventsEndingBefore keeps events that end before t.
+func EventsEndingBefore(t time.Time) Scope { return compareTime("events.end_utc < ?", t) }
+
+// compareTime compares a time column with t as UTC, the form every instant is stored in: SQLite compares the
+// stored text, which only orders correctly when both sides have the same offset.
+func compareTime(cond string, t time.Time) Scope {
+	return func(db *gorm.DB) *gorm.DB { return db.Where(cond, t.UTC()) }
+}
+
+// EventsFeatured keeps featured events (featured true) or the others (false).
+func EventsFeatured(featured bool) Scope { return boolColumn("events.featured", featured) }
+
+// EventsTicketed keeps ticketed events (ticketed true) or the others (false).
+func EventsTicketed(ticketed bool) Scope { return boolColumn("events.ticketed", ticketed) }
+
+func boolColumn(column string, want bool) Scope {
+	return func(db *gorm.DB) *gorm.DB {
+		if want {
+			return db.Where(isTrue(db, column))
+		}
+		return db.Where(isFalse(db, column))
+	}
+}
+
+// isTrue and isFalse write a boolean test as a literal, so that the partial indexes on flags (whose predicates are
+// literals) serve it on both dialects.
+func isTrue(db *gorm.DB, column string) string {
+	if db.Dialector.Name() == Postgres {
+		return column
+	}
+	return column + " = 1"
+}
+
+func isFalse(db *gorm.DB, column string) string {
+	if db.Dialector.Name() == Postgres {
+		return "NOT " + column
+	}
+	return column + " = 0"
+}
+
+// EventsWithParent keeps the children of event parentID.
+func EventsWithParent(parentID uint64) Scope {
+	return func(db *gorm.DB) *gorm.DB { return db.Where("events.parent_id = ?", parentID) }
+}
+
+// EventsWithIDs keeps the events with these IDs.
+func EventsWithIDs(ids []uint64) Scope {
+	return func(db *gorm.DB) *gorm.DB { return db.Where("events.id IN ?", ids) }
+}
+
+// searchedColumns are the texts search looks in (reference §8.1: title, excerpt and content).
+var searchedColumns = []string{"events.title", "events.description", "events.excerpt"}
+
+// EventsMatching keeps events in whose title, description or excerpt every term appears, ignoring case; a term
+// may be a phrase. On PostgreSQL each column has a trigram index that serves the pattern.
+func EventsMatching(terms []string) Scope {
+	return func(db *gorm.DB) *gorm.DB {
+		for _, term := range terms {
+			pattern := "%" + escapeLike(term) + "%"
+			conds := make([]string, len(searchedColumns))
+			args := make([]any, len(searchedColumns))
+			for i, col := range searchedColumns {
+				conds[i] = containsFold(db, col)
+				args[i] = pattern
+			}
+			db = db.Where("("+strings.Join(conds, " OR ")+")", args...)
+		}
+		return db
+	}
+}
+
+// containsFold is the case-insensitive pattern match of each dialect: ILIKE on PostgreSQL, which the trigram
+// indexes on the bare columns serve (lower(column) LIKE would need indexes of its own); on SQLite, LIKE on both
+// sides folded by calendar_fold, since SQLite's LIKE folds ASCII letters only.
+func containsFold(db *gorm.DB, column string) string {
+	if db.Dialector.Name() == Postgres {
+		return column + ` ILIKE ? ESCAPE '\'`
+	}
+	return `calendar_fold(` + column + `) LIKE calendar_fold(?) ESCAPE '\'`
+}
+
+// EventsInCategories keeps events linked to any of the categories (the caller includes their descendants).
+func EventsInCategories(ids []uint64) Scope { return linkedTo("event_categories", "category_id", ids) }
+
+// EventsWithTags keeps events linked to any of the tags.
+func EventsWithTags(ids []uint64) Scope { return linkedTo("event_tags", "tag_id", ids) }
+
+// EventsAtVenues keeps events linked to any of the venues.
+func EventsAtVenues(ids []uint64) Scope { return linkedTo("event_venues", "venue_id", ids) }
+
+// EventsByOrganizers keeps events linked to any of the organizers.
+func EventsByOrganizers(ids []uint64) Scope { return linkedTo("event_organizers", "organizer_id", ids) }
+
+// linkedTo keeps events with a row in the link table whose column is one of ids; the link table's
+// (column, event_id) index serves it. table and column are trusted names, never input.
+func linkedTo(table, column string, ids []uint64) Scope {
+	return func(db *gorm.DB) *gorm.DB {
+		return db.Where("events.id IN (SELECT event_id FROM "+table+" WHERE "+column+" IN ?)", ids)
+	}
+}
+
+// MissingVenueIDs returns those of ids that are no venue, in the order given.
+func (s *Store) MissingVenueIDs(ids []uint64) ([]uint64, error) { return s.missingIDs("venues", ids) }
+
+// MissingOrganizerIDs returns those of ids that are no organizer, in the order given.
+func (s *Store) MissingOrganizerIDs(ids []uint64) ([]uint64, error) {
+	return s.missingIDs("organizers", ids)
+}

@@ -1,0 +1,96 @@
+package tests
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"calendar/models"
+)
+
+// dateTimeLayout is how the API writes dates.
+const dateTimeLayout = "2006-01-02 15:04:05"
+
+// daysFromNow is the UTC wall clock of now + n days at the given hour, as the API writes dates.
+func daysFromNow(n, hour int) string {
+	d := time.Now().UTC().AddDate(0, 0, n)
+	return time.Date(d.Year(), d.Month(), d.Day(), hour, 0, 0, 0, time.UTC).Format(dateTimeLayout)
+}
+
+// eventBody is a valid create body for an event n days from now, 10:00 to 12:00 UTC, with extra fields.
+func eventBody(title string, days int, extra ...any) map[string]any {
+	body := map[string]any{"title": title, "start_date": daysFromNow(days, 10), "end_date": daysFromNow(days, 12)}
+	for i := 0; i+1 < len(extra); i += 2 {
+		body[extra[i].(string)] = extra[i+1]
+	}
+	return body
+}
+
+// createEvent creates an event as the holder of token and returns the record.
+func (a *App) createEvent(t *testing.T, token string, body map[string]any) map[string]any {
+	t.Helper()
+	return a.Do(Request{Method: http.MethodPost, Path: "/events", Token: token, Body: body}).
+		ExpectStatus(t, http.StatusCreated).JSON(t)
+}
+
+// eventPath is the API path of the event record.
+func eventPath(event map[string]any) string {
+	return fmt.Sprintf("/events/%d", int(event["id"].(float64)))
+}
+
+// updateEvent sends an update with the method and expects 200.
+func (a *App) updateEvent(t *testing.T, method, path, token string, body any) map[string]any {
+	t.Helper()
+	return a.Do(Request{Method: method, Path: path, Token: token, Body: body}).ExpectStatus(t, http.StatusOK).JSON(t)
+}
+
+// listIDs lists /events with the query as the holder of token (anonymous when ""), expects 200 and returns the IDs.
+func (a *App) listIDs(t *testing.T, query, token string) []int {
+	t.Helper()
+	body := a.Get("/events?"+query, token).ExpectStatus(t, http.StatusOK).JSON(t)
+	return idsOf(body["events"])
+}
+
+func idsOf(list any) []int {
+	ids := []int{}
+	for _, e := range list.([]any) {
+		ids = append(ids, int(e.(map[string]any)["id"].(float64)))
+	}
+	return ids
+}
+
+// evID is the ID of an event record.
+func evID(event map[string]any) int { return int(event["id"].(float64)) }
+
+// countEvents counts the rows of the events table, to prove that a refused write left nothing behind.
+func (a *App) countEvents(t *testing.T) int64 {
+	t.Helper()
+	var n int64
+	if err := a.Store.DB().Model(&models.Event{}).Count(&n).Error; err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// sameInts compares ID lists in order.
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func joinIDs(ids []int) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprint(id)
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,72 @@
+package tests
+
+import (
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"calendar/models"
+)
+
+// countSentQueries counts every statement the store sends from now on (queries, row scans, raw statements); the dry
+// runs GORM makes to build subqueries send nothing and do not count.
+func countSentQueries(t *testing.T, app *App) *atomic.Int64 {
+	t.Helper()
+	var n atomic.Int64
+	count := func(db *gorm.DB) {
+		if !db.DryRun {
+			n.Add(1)
+		}
+	}
+	cb := app.Store.DB().Callback()
+	for _, err := range []error{
+		cb.Query().After("gorm:query").Register("test:count_query", count),
+		cb.Row().After("gorm:row").Register("test:count_row", count),
+		cb.Raw().After("gorm:raw").Register("test:count_raw", count),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &n
+}
+
+// TestAnEventListTakesTheSameQueriesWhateverItsSize proves that associations load in batches: a page of 50
+// events costs as many queries as a page of 1.
+func TestAnEventListTakesTheSameQueriesWhateverItsSize(t *testing.T) {
+	app := NewApp(t)
+	token := app.Token(models.RoleEditor)
+	for i := 0; i < 50; i++ {
+		img := func(kind string) string { return fmt.Sprintf("https://img.example/%s%d.png", kind, i) }
+		app.createEvent(t, token, eventBody("E", 1+i%30, "image", img("e"),
+			"venue", map[string]any{"venue": fmt.Sprintf("Venue %d", i), "image": img("v")},
+			"organizer", []any{map[string]any{"organizer": fmt.Sprintf("Organizer %d", i), "image": img("o")},
+				map[string]any{"organizer": "Shared organizer"}},
+			"categories", []any{fmt.Sprintf("Category %d", i%7), "Shared"}, "tags", fmt.Sprintf("tag-%d,common", i%5)))
+	}
+	n := countSentQueries(t, app)
+	perPage := func(size string) int64 {
+		n.Store(0)
+		body := app.Get("/events?per_page="+size).ExpectStatus(t, http.StatusOK).JSON(t)
+		if got := len(body["events"].([]any)); got == 0 {
+			t.Fatalf("per_page=%s listed nothing", size)
+		}
+		return n.Load()
+	}
+	one, fifty := perPage("1"), perPage("50")
+	t.Logf("a list takes %d queries", fifty)
+	if one != fifty {
+		t.Fatalf("per_page=1 takes %d queries, per_page=50 takes %d", one, fifty)
+	}
+	if fifty > 6 {
+		t.Fatalf("a list takes %d queries, more than 6", fifty)
+	}
+	n.Store(0)
+	app.Get("/events/1").ExpectStatus(t, http.StatusOK)
+	if single := n.Load(); single > 5 {
+		t.Fatalf("a single read takes %d queries", single)
+	}
+}
