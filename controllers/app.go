@@ -84,3 +84,17 @@ func (h HealthController) Ready(c *gin.Context) {
 	}
 	c.JSON(http.StatusOK, gin.H{"status": "ready"})
 }
+
+const nowKey = "calendar.now"
+
+// RequestTime is the request's clock reading in whole seconds, taken once: every part of an answer that depends
+// on "now" (default date windows, relative dates, upcoming filters) and the response cache's key see the same
+// instant, so a cached answer is exactly what the handler computes for that second.
+func RequestTime(c *gin.Context) time.Time {
+	if t, ok := c.Get(nowKey); ok {
+		return t.(time.Time)
+	}
+	t := time.Now().UTC().Truncate(time.Second)
+	c.Set(nowKey, t)
+	return t
+}

@@ -59,7 +59,7 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 	user := models.UserFrom(c.Request.Context())
 	store := ec.Store.WithContext(c.Request.Context())
 	page := in.Resolve(ec.Config.MaxPerPage)
-	q, err := ec.eventListQuery(store, in, user, page, time.Now())
+	q, err := ec.eventListQuery(store, in, user, page, RequestTime(c))
 	if err != nil {
 		return err
 	}

@@ -671,7 +671,7 @@ func (k *linkedKind[T, P, In]) list(a *App, c *gin.Context, in *LinkedList) erro
 	}
 	if in.OnlyWithUpcoming.Set {
 		if in.OnlyWithUpcoming.V {
-			filter.UpcomingSince = time.Now().UTC()
+			filter.UpcomingSince = RequestTime(c)
 		}
 		args = args.Add("only_with_upcoming", strconv.FormatBool(in.OnlyWithUpcoming.V))
 	}

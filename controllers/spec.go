@@ -27,6 +27,9 @@ type Endpoint struct {
 	Required []string
 	// Auth turns anonymous callers away with 401 before their parameters are looked at (API.md §6).
 	Auth bool
+	// TimeDependent says a GET answer depends on the current time (default date windows, relative dates,
+	// upcoming filters), so a cached copy is only good for the second it was made in.
+	TimeDependent bool
 	// Responses maps HTTP statuses to what the endpoint answers with them.
 	Responses map[int]Response
 	run       func(*gin.Context, *Endpoint) error
@@ -85,6 +88,12 @@ func (e Endpoint) Require(names ...string) Endpoint {
 // Authenticated turns anonymous callers away with 401.
 func (e Endpoint) Authenticated() Endpoint {
 	e.Auth = true
+	return e
+}
+
+// DependsOnTime marks a GET endpoint whose answer changes with the clock (see TimeDependent).
+func (e Endpoint) DependsOnTime() Endpoint {
+	e.TimeDependent = true
 	return e
 }
 

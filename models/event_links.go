@@ -22,24 +22,29 @@ type organizerLink struct {
 
 func (organizerLink) TableName() string { return "event_organizers" }
 
-type categoryLink struct {
-	EventID    uint64
-	CategoryID uint64
-	Category   Category `gorm:"foreignKey:CategoryID"`
+// termLink is a category or tag linked to an event, read by the one query that loads both.
+type termLink struct {
+	Kind        string // "c" for a category, "t" for a tag
+	EventID     uint64
+	ID          uint64
+	Name        string
+	NameKey     string
+	Slug        string
+	Description string
+	ParentID    *uint64
+	Count       int64
 }
 
-func (categoryLink) TableName() string { return "event_categories" }
-
-type tagLink struct {
-	EventID uint64
-	TagID   uint64
-	Tag     Tag `gorm:"foreignKey:TagID"`
-}
-
-func (tagLink) TableName() string { return "event_tags" }
+// termLinksSQL reads the categories and tags of a set of events in one statement, each by name within its event.
+const termLinksSQL = `SELECT 'c' AS kind, l.event_id, c.id, c.name, c.name_key, c.slug, c.description, c.parent_id, c.count
+	FROM event_categories l JOIN categories c ON c.id = l.category_id WHERE l.event_id IN ?
+UNION ALL
+SELECT 't', l.event_id, t.id, t.name, t.name_key, t.slug, t.description, NULL, t.count
+	FROM event_tags l JOIN tags t ON t.id = l.tag_id WHERE l.event_id IN ?
+ORDER BY 2, 1, 5, 3`
 
 // LoadEventLinks fills the Venues and Organizers (in the order they were given, with their images), Categories
-// and Tags (by name, as WordPress returns terms) of the events: four queries whatever the number of events.
+// and Tags (by name, as WordPress returns terms) of the events: three queries whatever the number of events.
 func (s *Store) LoadEventLinks(events []Event) error {
 	if len(events) == 0 {
 		return nil
@@ -67,19 +72,19 @@ func (s *Store) LoadEventLinks(events []Event) error {
 	for _, l := range organizers {
 		index[l.EventID].Organizers = append(index[l.EventID].Organizers, l.Organizer)
 	}
-	var categories []categoryLink
-	if err := s.linkQuery(ids, "Category", `"Category".name_key, "Category".id`).Find(&categories).Error; err != nil {
+	var terms []termLink
+	if err := s.db.Raw(termLinksSQL, ids, ids).Scan(&terms).Error; err != nil {
 		return err
 	}
-	for _, l := range categories {
-		index[l.EventID].Categories = append(index[l.EventID].Categories, l.Category)
-	}
-	var tags []tagLink
-	if err := s.linkQuery(ids, "Tag", `"Tag".name_key, "Tag".id`).Find(&tags).Error; err != nil {
-		return err
-	}
-	for _, l := range tags {
-		index[l.EventID].Tags = append(index[l.EventID].Tags, l.Tag)
+	for _, l := range terms {
+		e := index[l.EventID]
+		if l.Kind == "c" {
+			e.Categories = append(e.Categories, Category{ID: l.ID, Name: l.Name, NameKey: l.NameKey, Slug: l.Slug,
+				Description: l.Description, ParentID: l.ParentID, Count: l.Count})
+		} else {
+			e.Tags = append(e.Tags, Tag{ID: l.ID, Name: l.Name, NameKey: l.NameKey, Slug: l.Slug,
+				Description: l.Description, Count: l.Count})
+		}
 	}
 	return nil
 }

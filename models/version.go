@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 
 	"gorm.io/gorm"
 )
@@ -30,12 +31,18 @@ func bumpVersion(db *gorm.DB) error {
 	return db.Exec("UPDATE data_versions SET version = version + 1 WHERE shard = ?", rand.IntN(versionShards)).Error
 }
 
-// registerVersionCallbacks bumps the version after a create, update or delete that runs outside Store.Tx, so
-// that even a single-statement write can never leave a cached answer stale. Writes inside Tx bump once, at the end.
+// registerVersionCallbacks bumps the version after a create, update, delete or raw write statement that runs
+// outside Store.Tx, so that even a single-statement write can never leave a cached answer stale. Writes inside Tx
+// bump once, at the end.
 func registerVersionCallbacks(db *gorm.DB) error {
 	bump := func(tx *gorm.DB) {
 		if tx.Error != nil || tx.Statement.Table == "data_versions" || tx.RowsAffected == 0 {
 			return
+		}
+		if sql := strings.ToUpper(strings.TrimSpace(tx.Statement.SQL.String())); tx.Statement.Table == "" &&
+			(strings.Contains(sql, "DATA_VERSIONS") || !(strings.HasPrefix(sql, "INSERT") ||
+				strings.HasPrefix(sql, "UPDATE") || strings.HasPrefix(sql, "DELETE"))) {
+			return // a raw statement that reads, or that is the bump itself
 		}
 		if _, inTx := tx.Statement.ConnPool.(gorm.TxCommitter); inTx {
 			return
@@ -48,6 +55,9 @@ func registerVersionCallbacks(db *gorm.DB) error {
 		return err
 	}
 	if err := db.Callback().Update().After("gorm:update").Register("calendar:version", bump); err != nil {
+		return err
+	}
+	if err := db.Callback().Raw().After("gorm:raw").Register("calendar:version", bump); err != nil {
 		return err
 	}
 	return db.Callback().Delete().After("gorm:delete").Register("calendar:version", bump)

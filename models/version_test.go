@@ -48,3 +48,27 @@ func TestEveryWriteAdvancesTheDataVersion(t *testing.T) {
 		t.Fatal("reading moved the version")
 	}
 }
+
+func TestRawWritesOutsideATransactionAdvanceTheDataVersion(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(SQLite, filepath.Join(t.TempDir(), "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s.Version(ctx)
+	if err := s.DB().Exec("INSERT INTO tags (name, slug) VALUES ('a', 'a')").Error; err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := s.DB().Raw("SELECT COUNT(*) FROM tags").Scan(&n).Error; err != nil {
+		t.Fatal(err)
+	}
+	after, _ := s.Version(ctx)
+	if after != before+1 {
+		t.Fatalf("a raw insert moved the version from %d to %d (reads must not move it)", before, after)
+	}
+}

@@ -34,7 +34,7 @@ func Table(app *controllers.App) []controllers.Route {
 				Respond(http.StatusOK, "OpenAPIDocument", "The OpenAPI 3 document of the interface"),
 		}},
 		{Path: "/events", Endpoints: []controllers.Endpoint{
-			controllers.Get(events.List).
+			controllers.Get(events.List).DependsOnTime().
 				Doc("List events", "The events the caller may see that pass every filter, ordered by start date then ID, "+
 					"one page at a time. Events hidden from listings are never listed. Without date parameters the window "+
 					"is 00:00 today (site time) to 23:59:59 of the day two years ahead; any starts_*/ends_* parameter drops "+
@@ -103,7 +103,7 @@ func linkedRoutes(name, plural, schema string, e linkedEndpoints) []controllers.
 	}
 	return []controllers.Route{
 		{Path: "/" + plural, Endpoints: []controllers.Endpoint{
-			e.list.Doc("List "+plural, "Newest first (publication date). Visitors see published "+plural+" only and "+
+			e.list.DependsOnTime().Doc("List "+plural, "Newest first (publication date). Visitors see published "+plural+" only and "+
 				"may only ask for status=publish; contributors and above see every status but trash (others' private "+
 				"ones only with read_private rights) and may ask for any. search matches when every word fragment "+
 				"appears, ignoring case, in one of the searched fields ("+strings.Join(controllers.LinkedSearchedFields[name], ", ")+
@@ -270,6 +270,9 @@ func termAuth(e controllers.Endpoint, kind string) controllers.Endpoint {
 		Respond(http.StatusForbidden, "Error", "The caller's role may not manage "+kind+"s (rest_forbidden)")
 }
 
+// responseCacheBytes bounds the memory of the anonymous response cache.
+const responseCacheBytes = 32 << 20
+
 // New builds the HTTP handler of the whole service: probes and metrics at the server root, the API under its
 // namespace, and the middleware in the order documented in package middleware.
 func New(app *controllers.App) http.Handler {
@@ -302,11 +305,16 @@ func New(app *controllers.App) http.Handler {
 	r.GET(controllers.DocsPath+"/:file", docs.Asset)
 
 	api := r.Group(app.Config.APIRoot())
+	responses := middleware.NewResponses(app.Store, responseCacheBytes)
 	for _, route := range Table(app) {
 		path := strings.TrimSuffix(route.Path, "/")
 		for _, e := range route.Endpoints {
 			for _, m := range e.Methods {
-				api.Handle(m, path, e.Handler())
+				if m == http.MethodGet {
+					api.Handle(m, path, responses.For(e.TimeDependent), e.Handler())
+				} else {
+					api.Handle(m, path, e.Handler())
+				}
 			}
 		}
 	}

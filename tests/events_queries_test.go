@@ -3,36 +3,10 @@ package tests
 import (
 	"fmt"
 	"net/http"
-	"sync/atomic"
 	"testing"
-
-	"gorm.io/gorm"
 
 	"calendar/models"
 )
-
-// countSentQueries counts every statement the store sends from now on (queries, row scans, raw statements); the dry
-// runs GORM makes to build subqueries send nothing and do not count.
-func countSentQueries(t *testing.T, app *App) *atomic.Int64 {
-	t.Helper()
-	var n atomic.Int64
-	count := func(db *gorm.DB) {
-		if !db.DryRun {
-			n.Add(1)
-		}
-	}
-	cb := app.Store.DB().Callback()
-	for _, err := range []error{
-		cb.Query().After("gorm:query").Register("test:count_query", count),
-		cb.Row().After("gorm:row").Register("test:count_row", count),
-		cb.Raw().After("gorm:raw").Register("test:count_raw", count),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return &n
-}
 
 // TestAnEventListTakesTheSameQueriesWhateverItsSize proves that associations load in batches: a page of 50
 // events costs as many queries as a page of 1.
@@ -47,7 +21,7 @@ func TestAnEventListTakesTheSameQueriesWhateverItsSize(t *testing.T) {
 				map[string]any{"organizer": "Shared organizer"}},
 			"categories", []any{fmt.Sprintf("Category %d", i%7), "Shared"}, "tags", fmt.Sprintf("tag-%d,common", i%5)))
 	}
-	n := countSentQueries(t, app)
+	n := countQueries(t, app)
 	perPage := func(size string) int64 {
 		n.Store(0)
 		body := app.Get("/events?per_page="+size).ExpectStatus(t, http.StatusOK).JSON(t)

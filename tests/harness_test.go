@@ -29,6 +29,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	_ "github.com/jackc/pgx/v5/stdlib"
+	"gorm.io/gorm"
 
 	"calendar/config"
 	"calendar/controllers"
@@ -84,13 +85,26 @@ func NewApp(t *testing.T, opts ...Option) *App {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	return startApp(t, cfg, true)
+}
+
+// Twin starts a second instance of the service on the same database, as a second server behind a load balancer.
+func (a *App) Twin() *App {
+	a.t.Helper()
+	return startApp(a.t, a.Config, false)
+}
+
+func startApp(t *testing.T, cfg config.Config, migrate bool) *App {
+	t.Helper()
 	store, err := models.Open(cfg.Database.Driver, cfg.Database.DSN)
 	if err != nil {
 		t.Fatalf("opening the database: %v", err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	if _, err := store.Migrate(context.Background()); err != nil {
-		t.Fatalf("migrating: %v", err)
+	if migrate {
+		if _, err := store.Migrate(context.Background()); err != nil {
+			t.Fatalf("migrating: %v", err)
+		}
 	}
 	app := controllers.NewApp(cfg, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return &App{t: t, Handler: routes.New(app), Store: store, Config: cfg, Table: routes.Table(app)}
@@ -454,4 +468,27 @@ func warmPool(t *testing.T, app *App, n int) {
 	for _, c := range conns {
 		_ = c.Close()
 	}
+}
+
+// countQueries counts every statement the store sends from now on (queries, row scans, raw statements); the dry
+// runs GORM makes to build subqueries send nothing and do not count.
+func countQueries(t *testing.T, app *App) *atomic.Int64 {
+	t.Helper()
+	var n atomic.Int64
+	count := func(db *gorm.DB) {
+		if !db.DryRun {
+			n.Add(1)
+		}
+	}
+	cb := app.Store.DB().Callback()
+	for _, err := range []error{
+		cb.Query().After("gorm:query").Register("test:count_query", count),
+		cb.Row().After("gorm:row").Register("test:count_row", count),
+		cb.Raw().After("gorm:raw").Register("test:count_raw", count),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &n
 }

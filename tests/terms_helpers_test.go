@@ -10,11 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"gorm.io/gorm"
 
 	"calendar/models"
 )
@@ -1084,24 +1081,6 @@ func testTermFilterIDs(t *testing.T, api termAPI) {
 		_, err := filter(refs...)
 		expectParamError(t, err, api.key)
 	}
-}
-
-// countQueries counts the statements the app's database runs from now on.
-func countQueries(t *testing.T, app *App) *atomic.Int64 {
-	t.Helper()
-	var n atomic.Int64
-	count := func(*gorm.DB) { n.Add(1) }
-	cb := app.Store.DB().Callback()
-	for name, err := range map[string]error{
-		"query": cb.Query().After("gorm:query").Register("tests:count_query", count),
-		"row":   cb.Row().After("gorm:row").Register("tests:count_row", count),
-		"raw":   cb.Raw().After("gorm:raw").Register("tests:count_raw", count),
-	} {
-		if err != nil {
-			t.Fatalf("registering the %s callback: %v", name, err)
-		}
-	}
-	return &n
 }
 
 func testTermConcurrentCreates(t *testing.T, api termAPI) {

@@ -1,0 +1,250 @@
+package middleware
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/maypok86/otter/v2"
+
+	"calendar/controllers"
+	"calendar/models"
+)
+
+// cachedHeaders are the response headers a cached answer keeps.
+var cachedHeaders = []string{"Content-Type", "X-TEC-Total", "X-TEC-TotalPages", "Link", "Last-Modified"}
+
+// Responses gives every GET answer of the API an ETag and answers If-None-Match / If-Modified-Since with 304, and
+// serves anonymous answers from a cache that can never be stale: an entry is keyed by the data version read before
+// the answer was built (see models.Store.Version), so any committed write — on this instance or another sharing the
+// database — makes every older entry unreachable. Memory is bounded by the total size of the cached bodies.
+type Responses struct {
+	store *models.Store
+	cache *otter.Cache[string, *cachedAnswer]
+}
+
+// cachedAnswer is one stored 200 answer.
+type cachedAnswer struct {
+	header http.Header
+	body   []byte
+	etag   string
+}
+
+// maxCachedBody keeps very large answers (long iCalendar feeds, big pages) out of the cache.
+const maxCachedBody = 512 << 10
+
+// NewResponses builds the response layer with a cache of at most maxBytes of answers.
+func NewResponses(store *models.Store, maxBytes uint64) *Responses {
+	cache, err := otter.New(&otter.Options[string, *cachedAnswer]{
+		MaximumWeight: maxBytes,
+		Weigher: func(key string, a *cachedAnswer) uint32 {
+			return uint32(len(key) + len(a.body) + 256)
+		},
+	})
+	if err != nil {
+		panic(err) // only for invalid options, which are constant here
+	}
+	return &Responses{store: store, cache: cache}
+}
+
+// For returns the handler for one GET endpoint. timeDependent says the answer depends on the current time (lists
+// with a default date window, "now"-relative dates, upcoming filters): its cache key then includes the request's
+// clock second, which the handler reads through controllers.RequestTime, so a cached answer is exactly what the
+// handler would compute for that second.
+func (r *Responses) For(timeDependent bool) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		now := controllers.RequestTime(c)
+		anonymous := models.UserFrom(c.Request.Context()) == nil
+		c.Header("Vary", "Authorization, Accept, Origin")
+		if anonymous {
+			c.Header("Cache-Control", "public, no-cache")
+		} else {
+			c.Header("Cache-Control", "private, no-cache")
+		}
+		key := ""
+		if anonymous {
+			// Without a version the answer is built uncached: a handler that needs the database reports the
+			// outage itself, and one that does not (the namespace index, /doc) still answers.
+			if version, err := r.store.WithContext(c.Request.Context()).Version(c.Request.Context()); err == nil {
+				key = cacheKey(c, version, timeDependent, now)
+				if a, ok := r.cache.GetIfPresent(key); ok {
+					r.serveCached(c, a)
+					return
+				}
+			}
+		}
+		w := &bufferedWriter{ResponseWriter: c.Writer}
+		c.Writer = w
+		c.Next()
+		c.Writer = w.ResponseWriter
+		if !w.wroteHeader {
+			return // an error, rendered by the Errors middleware
+		}
+		if w.status != http.StatusOK {
+			w.flush()
+			return
+		}
+		etag := c.Writer.Header().Get("ETag")
+		if etag == "" {
+			etag = ETagOf(w.buf.Bytes())
+			c.Header("ETag", etag)
+		}
+		if key != "" && w.buf.Len() <= maxCachedBody {
+			r.cache.Set(key, &cachedAnswer{header: pickHeaders(c.Writer.Header()), body: bytes.Clone(w.buf.Bytes()), etag: etag})
+		}
+		if notModified(c, etag) {
+			c.Status(http.StatusNotModified)
+			c.Writer.WriteHeaderNow()
+			return
+		}
+		w.flush()
+	}
+}
+
+func (r *Responses) serveCached(c *gin.Context, a *cachedAnswer) {
+	for k, v := range a.header {
+		c.Writer.Header()[k] = v
+	}
+	c.Header("ETag", a.etag)
+	c.Abort()
+	if notModified(c, a.etag) {
+		c.Status(http.StatusNotModified)
+		c.Writer.WriteHeaderNow()
+		return
+	}
+	c.Status(http.StatusOK)
+	_, _ = c.Writer.Write(a.body)
+}
+
+// cacheKey identifies an anonymous answer: data version, path, the query in a canonical order, the Accept header
+// (content negotiation), and the clock second when the answer depends on time.
+func cacheKey(c *gin.Context, version int64, timeDependent bool, now time.Time) string {
+	var b strings.Builder
+	b.WriteString(strconv.FormatInt(version, 10))
+	b.WriteByte(' ')
+	b.WriteString(c.Request.URL.Path)
+	q := c.Request.URL.Query()
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, v := range q[k] {
+			b.WriteByte('&')
+			b.WriteString(k)
+			b.WriteByte('=')
+			b.WriteString(v)
+		}
+	}
+	b.WriteString(" accept=")
+	b.WriteString(c.GetHeader("Accept"))
+	if timeDependent {
+		b.WriteString(" t=")
+		b.WriteString(strconv.FormatInt(now.Unix(), 10))
+	}
+	return b.String()
+}
+
+// ETagOf is the strong entity tag of an answer body.
+func ETagOf(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:16]) + `"`
+}
+
+// notModified evaluates If-None-Match (which wins when present) and If-Modified-Since against the answer.
+func notModified(c *gin.Context, etag string) bool {
+	if inm := c.GetHeader("If-None-Match"); inm != "" {
+		return ETagMatches(inm, etag, true)
+	}
+	ims, err := http.ParseTime(c.GetHeader("If-Modified-Since"))
+	if err != nil {
+		return false
+	}
+	lm, err := http.ParseTime(c.Writer.Header().Get("Last-Modified"))
+	return err == nil && !lm.After(ims)
+}
+
+// ETagMatches tells whether a list of entity tags (an If-None-Match or If-Match header) matches etag; weak
+// comparison (RFC 9110 §8.8.3.2) is used for If-None-Match, strong for If-Match.
+func ETagMatches(header, etag string, weak bool) bool {
+	for _, candidate := range strings.Split(header, ",") {
+		candidate = strings.TrimSpace(candidate)
+		if candidate == "*" {
+			return true
+		}
+		if weak {
+			candidate = strings.TrimPrefix(candidate, "W/")
+		} else if strings.HasPrefix(candidate, "W/") {
+			continue
+		}
+		if candidate == strings.TrimPrefix(etag, "W/") {
+			return true
+		}
+	}
+	return false
+}
+
+func pickHeaders(h http.Header) http.Header {
+	out := http.Header{}
+	for _, k := range cachedHeaders {
+		if v := h.Values(k); len(v) > 0 {
+			out[http.CanonicalHeaderKey(k)] = v
+		}
+	}
+	return out
+}
+
+// bufferedWriter holds a handler's answer so that its ETag can be computed before anything is sent.
+type bufferedWriter struct {
+	gin.ResponseWriter
+	status      int
+	wroteHeader bool
+	buf         bytes.Buffer
+}
+
+func (w *bufferedWriter) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.status, w.wroteHeader = code, true
+	}
+}
+
+func (w *bufferedWriter) WriteHeaderNow() {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+}
+
+func (w *bufferedWriter) Write(b []byte) (int, error) {
+	w.WriteHeaderNow()
+	return w.buf.Write(b)
+}
+
+func (w *bufferedWriter) WriteString(s string) (int, error) {
+	w.WriteHeaderNow()
+	return w.buf.WriteString(s)
+}
+
+func (w *bufferedWriter) Status() int {
+	if !w.wroteHeader {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+func (w *bufferedWriter) Size() int           { return w.buf.Len() }
+func (w *bufferedWriter) Written() bool       { return w.wroteHeader }
+func (w *bufferedWriter) Flush()              {}
+func (w *bufferedWriter) Pusher() http.Pusher { return nil }
+
+// flush sends the held answer.
+func (w *bufferedWriter) flush() {
+	w.ResponseWriter.WriteHeader(w.status)
+	_, _ = w.ResponseWriter.Write(w.buf.Bytes())
+}
