@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -27,6 +28,9 @@ var cachedHeaders = []string{"Content-Type", "X-TEC-Total", "X-TEC-TotalPages", 
 type Responses struct {
 	store *models.Store
 	cache *otter.Cache[string, *cachedAnswer]
+
+	mu       sync.Mutex
+	inflight map[string]chan struct{} // answers being built, so that concurrent misses build each only once
 }
 
 // cachedAnswer is one stored 200 answer.
@@ -50,7 +54,7 @@ func NewResponses(store *models.Store, maxBytes uint64) *Responses {
 	if err != nil {
 		panic(err) // only for invalid options, which are constant here
 	}
-	return &Responses{store: store, cache: cache}
+	return &Responses{store: store, cache: cache, inflight: map[string]chan struct{}{}}
 }
 
 // For returns the handler for one GET endpoint. timeDependent says the answer depends on the current time (lists
@@ -73,9 +77,13 @@ func (r *Responses) For(timeDependent bool) gin.HandlerFunc {
 			// outage itself, and one that does not (the namespace index, /doc) still answers.
 			if version, err := r.store.WithContext(c.Request.Context()).Version(c.Request.Context()); err == nil {
 				key = cacheKey(c, version, timeDependent, now)
-				if a, ok := r.cache.GetIfPresent(key); ok {
+				a, lead := r.cached(c, key)
+				if a != nil {
 					r.serveCached(c, a)
 					return
+				}
+				if lead {
+					defer r.done(key)
 				}
 			}
 		}
@@ -105,6 +113,41 @@ func (r *Responses) For(timeDependent bool) gin.HandlerFunc {
 		}
 		w.flush()
 	}
+}
+
+// cached returns the answer for key, waiting for it while another request builds it. Without an answer the
+// caller builds it; lead says it has taken the key and must call done(key) afterwards.
+func (r *Responses) cached(c *gin.Context, key string) (a *cachedAnswer, lead bool) {
+	for {
+		if a, ok := r.cache.GetIfPresent(key); ok {
+			return a, false
+		}
+		r.mu.Lock()
+		wait, building := r.inflight[key]
+		if !building {
+			r.inflight[key] = make(chan struct{})
+			r.mu.Unlock()
+			return nil, true
+		}
+		r.mu.Unlock()
+		select {
+		case <-wait:
+		case <-c.Request.Context().Done():
+			return nil, false
+		}
+		// Either the answer is cached now, or it was not cacheable (an error, too large) and the loop takes
+		// the key to build it once more.
+	}
+}
+
+// done wakes the requests waiting for key.
+func (r *Responses) done(key string) {
+	r.mu.Lock()
+	if ch, ok := r.inflight[key]; ok {
+		close(ch)
+		delete(r.inflight, key)
+	}
+	r.mu.Unlock()
 }
 
 func (r *Responses) serveCached(c *gin.Context, a *cachedAnswer) {

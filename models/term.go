@@ -781,6 +781,56 @@ func (s *Store) recountTerms(tax *Taxonomy, ids []uint64) error {
 		"WHERE id IN ?", StatusPublish, ids).Error
 }
 
+// TermLinks is what an event contributes to term counts: its categories and tags, and whether it is published.
+type TermLinks struct {
+	Published  bool
+	Categories []uint64
+	Tags       []uint64
+}
+
+// AdjustTermCounts moves the counts of the terms an event write affects: each term the event counted for before
+// the write but not after loses one, each it counts for after but not before gains one. Atomic increments keep
+// counts exact under concurrent writers while locking only the changed rows, for an instant, and one statement per
+// taxonomy locks its rows in a single scan (categories first, then tags), so writers cannot deadlock on them.
+func (s *Store) AdjustTermCounts(before, after TermLinks) error {
+	counted := func(l TermLinks, ids []uint64) map[uint64]bool {
+		set := map[uint64]bool{}
+		if l.Published {
+			for _, id := range ids {
+				set[id] = true
+			}
+		}
+		return set
+	}
+	for _, t := range []struct {
+		tax           *Taxonomy
+		before, after map[uint64]bool
+	}{
+		{CategoryTaxonomy, counted(before, before.Categories), counted(after, after.Categories)},
+		{TagTaxonomy, counted(before, before.Tags), counted(after, after.Tags)},
+	} {
+		var gained, lost []uint64
+		for id := range t.after {
+			if !t.before[id] {
+				gained = append(gained, id)
+			}
+		}
+		for id := range t.before {
+			if !t.after[id] {
+				lost = append(lost, id)
+			}
+		}
+		if len(gained)+len(lost) == 0 {
+			continue
+		}
+		if err := s.db.Exec("UPDATE "+t.tax.table+" SET count = count + CASE WHEN id IN ? THEN 1 ELSE -1 END "+
+			"WHERE id IN ?", append(gained, 0), append(gained, lost...)).Error; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // lockTermNames serialises writers of the same term names (PostgreSQL; SQLite already runs one writer at a time),
 // until the transaction ends. Keys are locked in sorted order so that writers of several names cannot deadlock.
 func (s *Store) lockTermNames(tax *Taxonomy, keys []string) error {
