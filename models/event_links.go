@@ -36,10 +36,11 @@ type termLink struct {
 }
 
 // termLinksSQL reads the categories and tags of a set of events in one statement, each by name within its event.
-const termLinksSQL = `SELECT 'c' AS kind, l.event_id, c.id, c.name, c.name_key, c.slug, c.description, c.parent_id, c.count
+var termLinksSQL = `SELECT 'c' AS kind, l.event_id, c.id, c.name, c.name_key, c.slug, c.description, c.parent_id, ` +
+	CategoryTaxonomy.countExpr("c") + ` AS count
 	FROM event_categories l JOIN categories c ON c.id = l.category_id WHERE l.event_id IN ?
 UNION ALL
-SELECT 't', l.event_id, t.id, t.name, t.name_key, t.slug, t.description, NULL, t.count
+SELECT 't', l.event_id, t.id, t.name, t.name_key, t.slug, t.description, NULL, ` + TagTaxonomy.countExpr("t") + `
 	FROM event_tags l JOIN tags t ON t.id = l.tag_id WHERE l.event_id IN ?
 ORDER BY 2, 1, 5, 3`
 

@@ -9,7 +9,7 @@ import (
 )
 
 // versionShards spreads the data version over several rows so that concurrent writers do not queue on one lock.
-const versionShards = 16
+const versionShards = 64
 
 // DataVersion is one shard of the data version: the sum over all shards grows by one with every committed write
 // transaction, so two equal sums mean no write committed in between (on any instance sharing the database).
@@ -26,8 +26,17 @@ func (s *Store) Version(ctx context.Context) (int64, error) {
 }
 
 // bumpVersion records a write; it runs inside the writing transaction, so readers see the new version exactly
-// when they can see the write.
+// when they can see the write. On PostgreSQL it takes a shard no other transaction holds (SKIP LOCKED), so writers
+// never wait for each other's commits here; only when every shard is taken does it wait for a random one.
 func bumpVersion(db *gorm.DB) error {
+	if db.Dialector.Name() == Postgres {
+		res := db.Exec(`UPDATE data_versions SET version = version + 1 WHERE shard =
+			(SELECT shard FROM data_versions WHERE shard >= ? ORDER BY shard LIMIT 1 FOR UPDATE SKIP LOCKED)`,
+			rand.IntN(versionShards))
+		if res.Error != nil || res.RowsAffected == 1 {
+			return res.Error
+		}
+	}
 	return db.Exec("UPDATE data_versions SET version = version + 1 WHERE shard = ?", rand.IntN(versionShards)).Error
 }
 
