@@ -33,6 +33,7 @@ type EventListInput struct {
 	Include      Opt[[]int64]   `param:"include" doc:"Only the events with these IDs (list or CSV) that the caller may see; no date bound applies."`
 	PostParent   Opt[int64]     `param:"post_parent" doc:"Only the children of this event."`
 	Ticketed     Opt[bool]      `param:"ticketed" doc:"true: only ticketed events; false: only the others."`
+	EventGeoInput
 }
 
 // EventList is the envelope of GET /events (reference §2.1).
@@ -90,7 +91,7 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 
 // eventListQuery turns the parameters into scopes and echoed arguments, in the order rest_url lists them
 // (reference §2.1), and reports every bad parameter at once. A new filter adds its scope with q.add and echoes
-// its arguments where the reference lists them (geoloc, geoloc_lat and geoloc_lng come right after search).
+// its arguments where the reference lists them.
 func (ec *EventController) eventListQuery(store *models.Store, in *EventListInput, user *models.User,
 	page models.Page, now time.Time) (*eventQuery, error) {
 	q := &eventQuery{scopes: []models.Scope{models.EventsListed(), models.EventsVisibleTo(user)}}
@@ -108,6 +109,7 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventListInpu
 			q.args = q.args.Add("search", in.Search.V)
 		}
 	}
+	ec.addGeoFilter(q, &in.EventGeoInput, invalid)
 	statusArg, err := listStatuses(in.Status, user)
 	if err != nil {
 		invalid["status"] = err.Error()

@@ -38,7 +38,11 @@ func Table(app *controllers.App) []controllers.Route {
 				Doc("List events", "The events the caller may see that pass every filter, ordered by start date then ID, "+
 					"one page at a time. Events hidden from listings are never listed. Without date parameters the window "+
 					"is 00:00 today (site time) to 23:59:59 of the day two years ahead; any starts_*/ends_* parameter drops "+
-					"it, include drops every date bound. Totals are in X-TEC-Total and X-TEC-TotalPages, links in Link.").
+					"it, include drops every date bound. geoloc=true keeps events at a venue with coordinates; "+
+					"geoloc_lat and geoloc_lng (with or without geoloc=true) keep events with a venue within "+
+					"geoloc_radius geoloc_unit of that point by great-circle distance (default radius and unit: "+
+					"the service's configuration); geoloc=false switches the geolocation filter off. Totals are in "+
+					"X-TEC-Total and X-TEC-TotalPages, links in Link.").
 				Respond(http.StatusOK, "EventList", "A page of events").
 				Respond(http.StatusBadRequest, "Error", "A bad filter (rest_invalid_param)").
 				Respond(http.StatusNotFound, "Error", "A page past the last (event-archive-page-not-found)"),
