@@ -34,7 +34,7 @@ func Table(app *controllers.App) []controllers.Route {
 				Respond(http.StatusOK, "OpenAPIDocument", "The OpenAPI 3 document of the interface"),
 		}},
 		{Path: "/events", Endpoints: []controllers.Endpoint{
-			controllers.Get(events.List).DependsOnTime().
+			controllers.Get(events.List).ClockedBy(events.ListClock).
 				Doc("List events", "The events the caller may see that pass every filter, ordered by start date then ID, "+
 					"one page at a time. Events hidden from listings are never listed. Without date parameters the window "+
 					"is 00:00 today (site time) to 23:59:59 of the day two years ahead; any starts_*/ends_* parameter drops "+
@@ -107,7 +107,7 @@ func linkedRoutes(name, plural, schema string, e linkedEndpoints) []controllers.
 	}
 	return []controllers.Route{
 		{Path: "/" + plural, Endpoints: []controllers.Endpoint{
-			e.list.DependsOnTime().Doc("List "+plural, "Newest first (publication date). Visitors see published "+plural+" only and "+
+			e.list.ClockedBy(controllers.UpcomingClock).Doc("List "+plural, "Newest first (publication date). Visitors see published "+plural+" only and "+
 				"may only ask for status=publish; contributors and above see every status but trash (others' private "+
 				"ones only with read_private rights) and may ask for any. search matches when every word fragment "+
 				"appears, ignoring case, in one of the searched fields ("+strings.Join(controllers.LinkedSearchedFields[name], ", ")+
@@ -315,7 +315,7 @@ func New(app *controllers.App) http.Handler {
 		for _, e := range route.Endpoints {
 			for _, m := range e.Methods {
 				if m == http.MethodGet {
-					api.Handle(m, path, responses.For(e.TimeDependent), e.Handler())
+					api.Handle(m, path, responses.For(e.Clock), e.Handler())
 				} else {
 					api.Handle(m, path, e.Handler())
 				}
