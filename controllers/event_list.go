@@ -134,13 +134,13 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventListInpu
 	}
 	bounds.addRelative(q, ec.Config.Timezone)
 	addFlagFilter(q, "ticketed", in.Ticketed, models.EventsTicketed)
-	if err := addLinkFilters(store, q, in, invalid); err != nil {
+	refs, err := resolveListRefs(store, in, invalid)
+	if err != nil {
 		return nil, err
 	}
+	addLinkFilters(q, in, refs)
 	addFlagFilter(q, "featured", in.Featured, models.EventsFeatured)
-	if err := addTermFilters(store, q, in, invalid); err != nil {
-		return nil, err
-	}
+	addTermFilters(q, in, refs)
 	if bounds.strict {
 		q.args = q.args.Add("strict_dates", "1")
 	}
@@ -150,73 +150,68 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventListInpu
 	return q, nil
 }
 
-// addLinkFilters applies venue and organizer: events linked to any of the IDs (OR within a list, AND between
-// the two); an ID that names no record is 400.
-func addLinkFilters(store *models.Store, q *eventQuery, in *EventListInput, invalid map[string]string) error {
-	filters := []struct {
-		name    string
-		param   Opt[[]int64]
-		missing func([]uint64) ([]uint64, error)
-		scope   func([]uint64) models.Scope
+// resolveListRefs finds, in one query, the categories (with their descendants), tags, venues and organizers the
+// list filters by; an empty list or a ref that names nothing is reported in invalid.
+func resolveListRefs(store *models.Store, in *EventListInput, invalid map[string]string) (models.ListRefIDs, error) {
+	var refs models.ListRefs
+	for _, f := range []struct {
+		name  string
+		set   bool
+		empty bool
 	}{
-		{"venue", in.Venue, store.MissingVenueIDs, models.EventsAtVenues},
-		{"organizer", in.Organizer, store.MissingOrganizerIDs, models.EventsByOrganizers},
+		{"categories", in.Categories.Set, len(in.Categories.V) == 0}, {"tags", in.Tags.Set, len(in.Tags.V) == 0},
+		{"venue", in.Venue.Set, len(in.Venue.V) == 0}, {"organizer", in.Organizer.Set, len(in.Organizer.V) == 0},
+	} {
+		if f.set && f.empty {
+			invalid[f.name] = "must list at least one ID or slug"
+		}
 	}
-	for _, f := range filters {
-		if !f.param.Set {
-			continue
-		}
-		ids := toIDs(f.param.V)
-		if len(ids) == 0 {
-			invalid[f.name] = "must list at least one ID"
-			continue
-		}
-		missing, err := f.missing(ids)
-		if err != nil {
-			return err
-		}
-		if len(missing) > 0 {
-			invalid[f.name] = "no " + f.name + " has the ID " + strconv.FormatUint(missing[0], 10)
-			continue
-		}
-		q.add(f.scope(ids))
-		q.args = q.args.Add(f.name, csv(f.param.V))
+	refs.Categories, refs.Tags = in.Categories.V, in.Tags.V
+	refs.Venues, refs.Organizers = toIDs(in.Venue.V), toIDs(in.Organizer.V)
+	ids, err := store.ResolveListRefs(refs)
+	if err != nil {
+		return ids, collectInvalid(invalid, err)
 	}
-	return nil
+	return ids, nil
+}
+
+// addLinkFilters applies venue and organizer: events linked to any of the IDs (OR within a list, AND between
+// the two).
+func addLinkFilters(q *eventQuery, in *EventListInput, refs models.ListRefIDs) {
+	for _, f := range []struct {
+		name  string
+		param Opt[[]int64]
+		ids   []uint64
+		scope func([]uint64) models.Scope
+	}{
+		{"venue", in.Venue, refs.Venues, models.EventsAtVenues},
+		{"organizer", in.Organizer, refs.Organizers, models.EventsByOrganizers},
+	} {
+		if f.param.Set && len(f.ids) > 0 {
+			q.add(f.scope(f.ids))
+			q.args = q.args.Add(f.name, csv(f.param.V))
+		}
+	}
 }
 
 // addTermFilters applies categories and tags (IDs or slugs): events with any of the categories (or their
-// descendants) and any of the tags. An unknown category or tag is 400. Unlike the reference, rest_url echoes
-// them, so that its next and previous links keep the filter.
-func addTermFilters(store *models.Store, q *eventQuery, in *EventListInput, invalid map[string]string) error {
-	filters := []struct {
-		name    string
-		param   Opt[[]string]
-		resolve func([]string) ([]uint64, error)
-		scope   func([]uint64) models.Scope
+// descendants) and any of the tags. Unlike the reference, rest_url echoes them, so that its next and previous
+// links keep the filter.
+func addTermFilters(q *eventQuery, in *EventListInput, refs models.ListRefIDs) {
+	for _, f := range []struct {
+		name  string
+		param Opt[[]string]
+		ids   []uint64
+		scope func([]uint64) models.Scope
 	}{
-		{"categories", in.Categories, store.CategoryFilterIDs, models.EventsInCategories},
-		{"tags", in.Tags, store.TagFilterIDs, models.EventsWithTags},
+		{"categories", in.Categories, refs.Categories, models.EventsInCategories},
+		{"tags", in.Tags, refs.Tags, models.EventsWithTags},
+	} {
+		if f.param.Set && len(f.ids) > 0 {
+			q.add(f.scope(f.ids))
+			q.args = q.args.Add(f.name, strings.Join(f.param.V, ","))
+		}
 	}
-	for _, f := range filters {
-		if !f.param.Set {
-			continue
-		}
-		if len(f.param.V) == 0 {
-			invalid[f.name] = "must list at least one ID or slug"
-			continue
-		}
-		ids, err := f.resolve(f.param.V)
-		if err != nil {
-			if err := collectInvalid(invalid, err); err != nil {
-				return err
-			}
-			continue
-		}
-		q.add(f.scope(ids))
-		q.args = q.args.Add(f.name, strings.Join(f.param.V, ","))
-	}
-	return nil
 }
 
 // addFlagFilter applies a boolean filter and echoes it as 1 or 0, as the reference echoes featured.

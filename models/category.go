@@ -36,7 +36,8 @@ func (s *Store) ResolveCategories(refs []string) ([]uint64, error) {
 // InvalidParam("categories", …). The result includes every descendant of each category (child categories match,
 // as WordPress tax queries do).
 func (s *Store) CategoryFilterIDs(refs []string) ([]uint64, error) {
-	return s.termFilterIDs(CategoryTaxonomy, refs)
+	ids, err := s.ResolveListRefs(ListRefs{Categories: refs})
+	return ids.Categories, err
 }
 
 // RecountCategories sets count to the number of published events linked to each given category, correctly under

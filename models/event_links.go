@@ -1,26 +1,93 @@
 package models
 
-import "gorm.io/gorm"
+import (
+	"time"
+)
 
-// The link rows read back with their records: one query per kind of link joins the link table, the records and
-// (for venues and organizers) their images.
-type venueLink struct {
-	EventID  uint64
-	VenueID  uint64
-	Position int
-	Venue    Venue `gorm:"foreignKey:VenueID"`
+// placeLink is a venue or organizer linked to an event, with its image, read by the one query that loads both
+// kinds (the columns are the union of the two; a kind leaves the other's empty).
+type placeLink struct {
+	Kind          string // "v" for a venue, "o" for an organizer
+	EventID       uint64
+	Position      int
+	ID            uint64
+	AuthorID      uint64
+	Status        string
+	TrashedStatus string
+	Password      string
+	Name          string
+	Description   string
+	Excerpt       string
+	Slug          string
+	ImageID       *uint64
+	Address       string
+	City          string
+	Country       string
+	Province      string
+	State         string
+	Zip           string
+	Phone         string
+	Website       string
+	StateProvince string `gorm:"column:stateprovince"`
+	Email         string
+	ShowMap       bool
+	ShowMapLink   bool
+	GeoLat        *float64
+	GeoLng        *float64
+	PublishedAt   time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	ImageURL      *string
+	ImageExt      *string
+	ImageCreated  *time.Time
 }
 
-func (venueLink) TableName() string { return "event_venues" }
+// placeLinksSQL reads the venues and organizers of a set of events, each in its given order, with their images.
+const placeLinksSQL = `SELECT 'v' AS kind, l.event_id, l.position, v.id, v.author_id, v.status, v.trashed_status,
+	v.password, v.name, v.description, v.excerpt, v.slug, v.image_id, v.address, v.city, v.country, v.province,
+	v.state, v.zip, v.phone, v.website, v.stateprovince, '' AS email, v.show_map, v.show_map_link, v.geo_lat,
+	v.geo_lng, v.published_at, v.created_at, v.updated_at, i.url AS image_url, i.extension AS image_ext,
+	i.created_at AS image_created
+	FROM event_venues l JOIN venues v ON v.id = l.venue_id LEFT JOIN images i ON i.id = v.image_id
+	WHERE l.event_id IN ?
+UNION ALL
+SELECT 'o', l.event_id, l.position, o.id, o.author_id, o.status, o.trashed_status, o.password, o.name,
+	o.description, o.excerpt, o.slug, o.image_id, '', '', '', '', '', '', o.phone, o.website, '', o.email, FALSE,
+	FALSE, NULL, NULL, o.published_at, o.created_at, o.updated_at, i.url, i.extension, i.created_at
+	FROM event_organizers l JOIN organizers o ON o.id = l.organizer_id LEFT JOIN images i ON i.id = o.image_id
+	WHERE l.event_id IN ?
+ORDER BY 2, 1, 3, 4`
 
-type organizerLink struct {
-	EventID     uint64
-	OrganizerID uint64
-	Position    int
-	Organizer   Organizer `gorm:"foreignKey:OrganizerID"`
+// image is the link's image, if it has one.
+func (l placeLink) image() *Image {
+	if l.ImageID == nil || l.ImageURL == nil {
+		return nil
+	}
+	img := &Image{ID: *l.ImageID, URL: *l.ImageURL}
+	if l.ImageExt != nil {
+		img.Extension = *l.ImageExt
+	}
+	if l.ImageCreated != nil {
+		img.CreatedAt = *l.ImageCreated
+	}
+	return img
 }
 
-func (organizerLink) TableName() string { return "event_organizers" }
+func (l placeLink) venue() Venue {
+	return Venue{ID: l.ID, AuthorID: l.AuthorID, Status: l.Status, TrashedStatus: l.TrashedStatus, Password: l.Password,
+		Name: l.Name, Description: l.Description, Excerpt: l.Excerpt, Slug: l.Slug, ImageID: l.ImageID,
+		Address: l.Address, City: l.City, Country: l.Country, Province: l.Province, State: l.State, Zip: l.Zip,
+		Phone: l.Phone, Website: l.Website, StateProvince: l.StateProvince, ShowMap: l.ShowMap,
+		ShowMapLink: l.ShowMapLink, GeoLat: l.GeoLat, GeoLng: l.GeoLng, PublishedAt: l.PublishedAt,
+		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, Image: l.image()}
+}
+
+func (l placeLink) organizer() Organizer {
+	return Organizer{ID: l.ID, AuthorID: l.AuthorID, Status: l.Status, TrashedStatus: l.TrashedStatus,
+		Password: l.Password, Name: l.Name, Description: l.Description, Excerpt: l.Excerpt, Slug: l.Slug,
+		ImageID: l.ImageID, Phone: l.Phone, Website: l.Website, Email: l.Email, PublishedAt: l.PublishedAt,
+		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, Image: l.image()}
+}
 
 // termLink is a category or tag linked to an event, read by the one query that loads both.
 type termLink struct {
@@ -45,7 +112,7 @@ SELECT 't', l.event_id, t.id, t.name, t.name_key, t.slug, t.description, NULL, `
 ORDER BY 2, 1, 5, 3`
 
 // LoadEventLinks fills the Venues and Organizers (in the order they were given, with their images), Categories
-// and Tags (by name, as WordPress returns terms) of the events: three queries whatever the number of events.
+// and Tags (by name, as WordPress returns terms) of the events: two queries whatever the number of events.
 func (s *Store) LoadEventLinks(events []Event) error {
 	if len(events) == 0 {
 		return nil
@@ -58,20 +125,17 @@ func (s *Store) LoadEventLinks(events []Event) error {
 		index[e.ID] = e
 		e.Venues, e.Organizers, e.Categories, e.Tags = []Venue{}, []Organizer{}, []Category{}, []Tag{}
 	}
-	var venues []venueLink
-	if err := s.linkQuery(ids, "Venue", "event_venues.position, event_venues.venue_id").Find(&venues).Error; err != nil {
+	var places []placeLink
+	if err := s.db.Raw(placeLinksSQL, ids, ids).Scan(&places).Error; err != nil {
 		return err
 	}
-	for _, l := range venues {
-		index[l.EventID].Venues = append(index[l.EventID].Venues, l.Venue)
-	}
-	var organizers []organizerLink
-	if err := s.linkQuery(ids, "Organizer", "event_organizers.position, event_organizers.organizer_id").
-		Find(&organizers).Error; err != nil {
-		return err
-	}
-	for _, l := range organizers {
-		index[l.EventID].Organizers = append(index[l.EventID].Organizers, l.Organizer)
+	for _, l := range places {
+		e := index[l.EventID]
+		if l.Kind == "v" {
+			e.Venues = append(e.Venues, l.venue())
+		} else {
+			e.Organizers = append(e.Organizers, l.organizer())
+		}
 	}
 	var terms []termLink
 	if err := s.db.Raw(termLinksSQL, ids, ids).Scan(&terms).Error; err != nil {
@@ -88,16 +152,6 @@ func (s *Store) LoadEventLinks(events []Event) error {
 		}
 	}
 	return nil
-}
-
-// linkQuery reads the links of events ids with the linked records (relation) joined, and for venues and
-// organizers their images too, ordered within each event.
-func (s *Store) linkQuery(ids []uint64, relation, order string) *gorm.DB {
-	db := s.db.Joins(relation)
-	if relation == "Venue" || relation == "Organizer" {
-		db = db.Joins(relation + ".Image")
-	}
-	return db.Where("event_id IN ?", ids).Order("event_id, " + order)
 }
 
 // EventTermLinks returns what the event contributes to term counts as it is stored now.

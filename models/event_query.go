@@ -181,11 +181,3 @@ func linkedTo(table, column string, ids []uint64) Scope {
 		return db.Where("events.id IN (SELECT event_id FROM "+table+" WHERE "+column+" IN ?)", ids)
 	}
 }
-
-// MissingVenueIDs returns those of ids that are no venue, in the order given.
-func (s *Store) MissingVenueIDs(ids []uint64) ([]uint64, error) { return s.missingIDs("venues", ids) }
-
-// MissingOrganizerIDs returns those of ids that are no organizer, in the order given.
-func (s *Store) MissingOrganizerIDs(ids []uint64) ([]uint64, error) {
-	return s.missingIDs("organizers", ids)
-}

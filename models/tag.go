@@ -28,7 +28,8 @@ func (s *Store) ResolveTags(refs []string) ([]uint64, error) {
 // TagFilterIDs resolves the `tags` list filter of GET /events: IDs, slugs or names; any unknown ref is
 // InvalidParam("tags", …).
 func (s *Store) TagFilterIDs(refs []string) ([]uint64, error) {
-	return s.termFilterIDs(TagTaxonomy, refs)
+	ids, err := s.ResolveListRefs(ListRefs{Tags: refs})
+	return ids.Tags, err
 }
 
 // RecountTags is RecountCategories for tags.

@@ -625,8 +625,29 @@ func parseTermRefs(tax *Taxonomy, refs []string) (termRefs, error) {
 // or slug is matched by name first (the oldest term of that name, case-insensitive), then by slug. Unmatched
 // names are an error unless allowUnmatched. Two queries at most.
 func (s *Store) matchTermRefs(tax *Taxonomy, refs termRefs, allowUnmatched bool) error {
-	var ids []uint64
-	var slugs, keys []string
+	ids, slugs, keys := refs.lookups()
+	missing, err := s.missingIDs(tax.table, ids)
+	if err != nil {
+		return err
+	}
+	existing := map[uint64]bool{}
+	for _, id := range ids {
+		existing[id] = true
+	}
+	for _, id := range missing {
+		delete(existing, id)
+	}
+	var bySlug, byName map[string]uint64
+	if len(keys) > 0 {
+		if bySlug, byName, err = s.termsNamed(tax, slugs, keys); err != nil {
+			return err
+		}
+	}
+	return refs.assign(tax, existing, bySlug, byName, allowUnmatched)
+}
+
+// lookups are what finding the refs takes: the IDs given, and the slugs and folded names of the others.
+func (refs termRefs) lookups() (ids []uint64, slugs, keys []string) {
 	for _, r := range refs {
 		if r.numeric {
 			ids = append(ids, r.id)
@@ -634,33 +655,32 @@ func (s *Store) matchTermRefs(tax *Taxonomy, refs termRefs, allowUnmatched bool)
 			slugs, keys = append(slugs, r.slug), append(keys, r.key)
 		}
 	}
-	missing, err := s.missingIDs(tax.table, ids)
-	if err != nil {
-		return err
-	}
-	if len(missing) > 0 {
-		return InvalidParam(tax.param, fmt.Sprintf("no %s with ID %s", tax.singular, joinIDs(missing)))
-	}
-	if len(keys) == 0 {
-		return nil
-	}
-	bySlug, byName, err := s.termsNamed(tax, slugs, keys)
-	if err != nil {
-		return err
-	}
+	return ids, slugs, keys
+}
+
+// assign gives each ref the term it names, from what the lookups found: an ID must exist; a name or slug matches
+// by name first (the oldest term of that name), then by slug. A missing ID, or an unmatched name unless
+// allowUnmatched, is rest_invalid_param naming tax.param.
+func (refs termRefs) assign(tax *Taxonomy, existing map[uint64]bool, bySlug, byName map[string]uint64, allowUnmatched bool) error {
+	var missing []uint64
 	var unknown []string
 	for i := range refs {
 		r := &refs[i]
-		if r.numeric {
-			continue
-		}
-		if id, ok := byName[r.key]; ok {
-			r.id = id
-		} else if id, ok := bySlug[r.slug]; ok {
-			r.id = id
-		} else {
+		switch {
+		case r.numeric:
+			if !existing[r.id] {
+				missing = append(missing, r.id)
+			}
+		case byName[r.key] != 0:
+			r.id = byName[r.key]
+		case bySlug[r.slug] != 0:
+			r.id = bySlug[r.slug]
+		default:
 			unknown = append(unknown, r.raw)
 		}
+	}
+	if len(missing) > 0 {
+		return InvalidParam(tax.param, fmt.Sprintf("no %s with ID %s", tax.singular, joinIDs(missing)))
 	}
 	if len(unknown) > 0 && !allowUnmatched {
 		return InvalidParam(tax.param, fmt.Sprintf("no %s with the ID, slug or name %s", tax.singular,
@@ -743,32 +763,6 @@ func (refs termRefs) ids() []uint64 {
 		}
 	}
 	return out
-}
-
-// termFilterIDs implements CategoryFilterIDs and TagFilterIDs.
-func (s *Store) termFilterIDs(tax *Taxonomy, refs []string) ([]uint64, error) {
-	parsed, err := parseTermRefs(tax, refs)
-	if err != nil {
-		return nil, err
-	}
-	for i := range parsed {
-		if !parsed[i].numeric {
-			// A slug filter is sanitised as slugs are ("Jazz Nights!" finds jazz-nights), as WordPress does.
-			parsed[i].slug = Slugify(parsed[i].raw, parsed[i].slug)
-		}
-	}
-	if err := s.matchTermRefs(tax, parsed, false); err != nil {
-		return nil, err
-	}
-	ids := parsed.ids()
-	if !tax.hierarchical || len(ids) == 0 {
-		return ids, nil
-	}
-	var all []uint64
-	err = s.db.Raw("WITH RECURSIVE down(id) AS (SELECT id FROM "+tax.table+" WHERE id IN ? "+
-		"UNION SELECT t.id FROM "+tax.table+" t JOIN down ON t.parent_id = down.id) SELECT id FROM down ORDER BY id",
-		ids).Scan(&all).Error
-	return all, err
 }
 
 // recountTerms implements RecountCategories and RecountTags. On PostgreSQL the rows are locked in ID order first

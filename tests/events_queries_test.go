@@ -44,3 +44,25 @@ func TestAnEventListTakesTheSameQueriesWhateverItsSize(t *testing.T) {
 		t.Fatalf("a single read takes %d queries", single)
 	}
 }
+
+// TestAFilteredEventListStaysWithinSixQueries proves that filtering by categories, tags, venue and organizer
+// together costs one query to resolve them all, whatever their number.
+func TestAFilteredEventListStaysWithinSixQueries(t *testing.T) {
+	app := NewApp(t)
+	token := app.Token(models.RoleEditor)
+	music := app.post(t, token, "/categories", map[string]any{"name": "Music"})
+	app.post(t, token, "/categories", map[string]any{"name": "Jazz", "parent": music})
+	venue := app.post(t, token, "/venues", map[string]any{"venue": "Hall"})
+	organizer := app.post(t, token, "/organizers", map[string]any{"organizer": "Org"})
+	app.createEvent(t, token, eventBody("E", 3, "categories", []any{"jazz"}, "tags", "outdoor",
+		"venue", venue, "organizer", []any{organizer}))
+	n := countQueries(t, app)
+	path := fmt.Sprintf("/events?categories=music&tags=outdoor,%d&venue=%d&organizer=%d", 1, venue, organizer)
+	body := app.Get(path).ExpectStatus(t, http.StatusOK).JSON(t)
+	if body["total"] != float64(1) {
+		t.Fatalf("the filtered list is %v", body)
+	}
+	if q := n.Load(); q > 6 {
+		t.Fatalf("a list filtered by every kind of record took %d queries, more than 6", q)
+	}
+}
