@@ -9,6 +9,7 @@ import (
 )
 
 func TestFailedAuthenticationIsLimitedPerClientAddress(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_AUTH_FAILURES_PER_MINUTE", "3"))
 	token := app.Token(models.RoleEditor)
 	bad := Request{Path: "/", Token: "guess"}
@@ -30,6 +31,7 @@ func TestFailedAuthenticationIsLimitedPerClientAddress(t *testing.T) {
 }
 
 func TestForwardedForIsIgnoredUnlessTheProxyIsTrusted(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_AUTH_FAILURES_PER_MINUTE", "1"))
 	spoof := func(ip string) Request {
 		return Request{Path: "/", Token: "guess", Header: http.Header{"X-Forwarded-For": {ip}}}
@@ -45,6 +47,7 @@ func TestForwardedForIsIgnoredUnlessTheProxyIsTrusted(t *testing.T) {
 }
 
 func TestTheGeneralRateLimitIsOffByDefaultAndPerCredential(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	for i := 0; i < 50; i++ {
 		app.Get("/").ExpectStatus(t, http.StatusOK)

@@ -15,6 +15,7 @@ func TestCategories(t *testing.T) { runTermSuite(t, categoryAPI) }
 const apiRoot = "http://example.com/calendar/events/v1"
 
 func TestCategoryChildrenCarryTheirAncestryInURLAndUp(t *testing.T) {
+	t.Parallel()
 	f := newTermFixture(t, categoryAPI)
 	music := f.createID("Music")
 	// Capture 66: a child of Music.
@@ -47,6 +48,7 @@ func TestCategoryChildrenCarryTheirAncestryInURLAndUp(t *testing.T) {
 }
 
 func TestCategoryParentMustExist(t *testing.T) {
+	t.Parallel()
 	f := newTermFixture(t, categoryAPI)
 	id := f.createID("Existing")
 	for _, parent := range []any{"", "foo", 2389, "2389", -1, 1.5, true} {
@@ -62,6 +64,7 @@ func TestCategoryParentMustExist(t *testing.T) {
 }
 
 func TestCategoryNamesAreUniquePerParent(t *testing.T) {
+	t.Parallel()
 	f := newTermFixture(t, categoryAPI)
 	music, theatre := f.createID("Music"), f.createID("Theatre")
 	jazz := f.idWith(map[string]any{"name": "Jazz", "parent": music})
@@ -81,6 +84,7 @@ func TestCategoryNamesAreUniquePerParent(t *testing.T) {
 }
 
 func TestCategoryParentCyclesAreRefused(t *testing.T) {
+	t.Parallel()
 	f := newTermFixture(t, categoryAPI)
 	a := f.createID("A")
 	b := f.idWith(map[string]any{"name": "B", "parent": a})
@@ -101,6 +105,7 @@ func TestCategoryParentCyclesAreRefused(t *testing.T) {
 }
 
 func TestDeletingACategoryMovesItsChildrenToItsParent(t *testing.T) {
+	t.Parallel()
 	f := newTermFixture(t, categoryAPI)
 	root := f.createID("Root")
 	mid := f.idWith(map[string]any{"name": "Mid", "parent": root})
@@ -124,6 +129,7 @@ func TestDeletingACategoryMovesItsChildrenToItsParent(t *testing.T) {
 }
 
 func TestDeletingACategoryRefusesToMakeTwinSiblings(t *testing.T) {
+	t.Parallel()
 	f := newTermFixture(t, categoryAPI)
 	music := f.createID("Music")
 	jazz := f.idWith(map[string]any{"name": "Jazz", "parent": music})
@@ -137,6 +143,7 @@ func TestDeletingACategoryRefusesToMakeTwinSiblings(t *testing.T) {
 }
 
 func TestCategoryListFiltersByParent(t *testing.T) {
+	t.Parallel()
 	f := newTermFixture(t, categoryAPI)
 	parent := f.createID("Parent")
 	a := f.idWith(map[string]any{"name": "A", "parent": parent})
@@ -150,6 +157,7 @@ func TestCategoryListFiltersByParent(t *testing.T) {
 }
 
 func TestCategoryEventFilterIncludesDescendants(t *testing.T) {
+	t.Parallel()
 	f := newTermFixture(t, categoryAPI)
 	music := f.createID("Music")
 	jazz := f.idWith(map[string]any{"name": "Jazz", "parent": music})
@@ -172,6 +180,7 @@ func TestCategoryEventFilterIncludesDescendants(t *testing.T) {
 }
 
 func TestEmbeddedCategoryHasTheReferenceShape(t *testing.T) {
+	t.Parallel()
 	parent := uint64(2)
 	site := controllers.Site{Home: "http://example.com", Root: apiRoot}
 	raw, err := json.Marshal(controllers.EmbeddedCategory(site, &models.Category{ID: 23, Name: "Jazz Nights",
@@ -190,6 +199,7 @@ func TestEmbeddedCategoryHasTheReferenceShape(t *testing.T) {
 // TestCategoryCapturesReplay replays the recorded reference answers for categories (captures 61–67, 82, 83) on the
 // same data, comparing shapes, key order and values (IDs, hosts and counts are this service's own).
 func TestCategoryCapturesReplay(t *testing.T) {
+	t.Parallel()
 	f := newTermFixture(t, categoryAPI)
 	ids := map[string]uint64{}
 	for _, name := range []string{"Music", "Theatre", "Sports", "Workshop", "Family", "Food", "Art", "Tech"} {
@@ -271,6 +281,7 @@ func TestCategoryCapturesReplay(t *testing.T) {
 }
 
 func TestCategoryListsRunAConstantNumberOfQueries(t *testing.T) {
+	t.Parallel()
 	f := newTermFixture(t, categoryAPI)
 	parent := uint64(0)
 	for i := 0; i < 30; i++ {

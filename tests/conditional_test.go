@@ -10,6 +10,7 @@ import (
 // TestGetAnswersCarryAnETagAndRevalidate proves the conditional GET of issue 10: an ETag on every GET answer,
 // 304 with no body for a matching If-None-Match, and a new ETag as soon as the data changes.
 func TestGetAnswersCarryAnETagAndRevalidate(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	app.Do(Request{Method: http.MethodPost, Path: "/categories", Body: map[string]any{"name": "Music"}, Token: token}).
@@ -44,6 +45,7 @@ func TestGetAnswersCarryAnETagAndRevalidate(t *testing.T) {
 }
 
 func TestCacheControlIsPublicForAnonymousAnswersOnly(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleSubscriber)
 	if cc := app.Get("/events").Header.Get("Cache-Control"); cc != "public, no-cache" {
@@ -62,6 +64,7 @@ func TestCacheControlIsPublicForAnonymousAnswersOnly(t *testing.T) {
 // share one database; each has cached an answer, a write goes through one of them, and the very next read on
 // either sees it.
 func TestAWriteIsVisibleToTheVeryNextReadOnEveryInstance(t *testing.T) {
+	t.Parallel()
 	a := NewApp(t)
 	b := a.Twin()
 	token := a.Token(models.RoleEditor)

@@ -41,6 +41,7 @@ func loadDoc(t *testing.T, app *App) (*openapi3.T, map[string]any) {
 }
 
 func TestDocIsAValidOpenAPIDocumentWithTheReferenceKeys(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	doc, raw := loadDoc(t, app)
 	// The keys the reference's SwaggerDocumentationCest checks (reference §3.2).
@@ -84,6 +85,7 @@ func tableHas(app *App, openAPIPath string) bool {
 }
 
 func TestDocServerIsTheAPIRootWithATrailingSlash(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		opts []Option
@@ -111,6 +113,7 @@ var templateParam = regexp.MustCompile(`\{(\w+)\}`)
 var indexParam = regexp.MustCompile(`\(\?P<(\w+)>[^()]*\)`)
 
 func TestRouterIndexAndDocServeTheSameRoutes(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	root := app.Config.APIRoot()
 
@@ -184,6 +187,7 @@ func diff(want, got map[string]bool) (missing, extra []string) {
 }
 
 func TestNamespaceIndexHasTheReferenceShape(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_PREFIX", "/wp-json"))
 	body := app.Get("/").ExpectStatus(t, http.StatusOK).JSON(t)
 	if got := body["_links"]; fmt.Sprint(got) != "map[up:[map[href:http://example.com/wp-json/]]]" {
@@ -236,6 +240,7 @@ type widgetListInput struct {
 }
 
 func TestDocDescribesEveryParameterRequestBodyAndResponse(t *testing.T) {
+	t.Parallel()
 	noop := func(*gin.Context, *widgetItemInput) error { return nil }
 	table := []controllers.Route{
 		{Path: "/widgets", Endpoints: []controllers.Endpoint{
@@ -362,6 +367,7 @@ func TestDocDescribesEveryParameterRequestBodyAndResponse(t *testing.T) {
 }
 
 func TestDocGolden(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	var pretty bytes.Buffer
 	if err := json.Indent(&pretty, app.Get("/doc").ExpectStatus(t, http.StatusOK).Body, "", "  "); err != nil {
@@ -447,6 +453,7 @@ func withAdditions(schema string, body any) any {
 }
 
 func TestComponentSchemasAcceptTheReferenceAnswers(t *testing.T) {
+	t.Parallel()
 	doc, _ := loadDoc(t, NewApp(t))
 	for _, rb := range loadReferenceBodies(t) {
 		t.Run(rb.Capture, func(t *testing.T) {
@@ -463,6 +470,7 @@ func TestComponentSchemasAcceptTheReferenceAnswers(t *testing.T) {
 }
 
 func TestComponentSchemasRejectDrift(t *testing.T) {
+	t.Parallel()
 	doc, _ := loadDoc(t, NewApp(t))
 	byCapture := map[string]referenceBody{}
 	for _, rb := range loadReferenceBodies(t) {
@@ -513,6 +521,7 @@ func TestComponentSchemasRejectDrift(t *testing.T) {
 }
 
 func TestResponseValidationCatchesAnswersThatDriftFromTheDocument(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	root := app.Config.APIRoot()
 	jsonHeader := http.Header{"Content-Type": {"application/json; charset=utf-8"}}
@@ -553,6 +562,7 @@ func TestResponseValidationCatchesAnswersThatDriftFromTheDocument(t *testing.T) 
 }
 
 func TestEveryDocumentedResponseNamesAKnownSchema(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	// Read the raw document: an unknown schema name makes it unloadable, and this test says which route is wrong.
 	schemas := app.Get("/doc").JSON(t)["components"].(map[string]any)["schemas"].(map[string]any)

@@ -43,6 +43,7 @@ func chromiumPath(t *testing.T) string {
 }
 
 func TestDocsPageRendersEveryPathOfTheDocument(t *testing.T) {
+	t.Parallel()
 	chromium := chromiumPath(t)
 	app := NewApp(t)
 	srv := httptest.NewServer(app.Handler) // a real listener on 127.0.0.1
@@ -220,6 +221,7 @@ func itoa(n int) string {
 var assetURLs = regexp.MustCompile(`(?:src|href)="([^"]+)"`)
 
 func TestDocsPageServesItsOwnAssetsOnly(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_BASE_URL", "https://cal.example.org/site", "CALENDAR_PREFIX", "/wp-json"))
 	page := app.Get("//docs").ExpectStatus(t, http.StatusOK)
 	if ct := page.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {

@@ -32,6 +32,7 @@ func (a *App) actors(t *testing.T) []actor {
 }
 
 func TestScaleBackOfTheStatus(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	contributor := app.Token(models.RoleContributor)
 	author := app.Token(models.RoleAuthor)
@@ -80,6 +81,7 @@ func TestScaleBackOfTheStatus(t *testing.T) {
 }
 
 func TestThePermissionMatrixOfEventWrites(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	admin := app.Token(models.RoleAdministrator)
 	actors := app.actors(t)
@@ -136,6 +138,7 @@ func TestThePermissionMatrixOfEventWrites(t *testing.T) {
 }
 
 func TestOnlyEditorsAssignEventsToOthers(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	actors := app.actors(t)
 	contributor, author, editor := actors[2], actors[3], actors[4]
@@ -154,6 +157,7 @@ func TestOnlyEditorsAssignEventsToOthers(t *testing.T) {
 }
 
 func TestReadingSingleEvents(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	actors := app.actors(t)
 	contributor, editor := actors[2], actors[4]
@@ -189,6 +193,7 @@ func TestReadingSingleEvents(t *testing.T) {
 }
 
 func TestTrashRestoreAndPermanentDelete(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	actors := app.actors(t)
 	contributor, author, editor := actors[2], actors[3], actors[4]
@@ -258,6 +263,7 @@ func TestTrashRestoreAndPermanentDelete(t *testing.T) {
 }
 
 func TestPasswordProtectedEvents(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	actors := app.actors(t)
 	author, editor := actors[3], actors[4]

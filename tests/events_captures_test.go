@@ -234,6 +234,7 @@ func (f *captureFixture) cases() []captureCase {
 // TestTheReferenceCapturesReplayed sends the reference's recorded requests (tribe replaced by calendar, the
 // recorded IDs by this test's) and expects the same status and error body, or the same shape.
 func TestTheReferenceCapturesReplayed(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_BASE_URL", "http://127.0.0.1:8080", "CALENDAR_PREFIX", "/wp-json"))
 	admin := app.Token(models.RoleAdministrator)
 	f := newCaptureFixture(t, app, admin)

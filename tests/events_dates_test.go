@@ -9,6 +9,7 @@ import (
 )
 
 func TestEventDatesAreReadInTheRightTimezone(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_TIMEZONE", "Australia/Darwin"))
 	token := app.Token(models.RoleAdministrator)
 	cases := []struct {
@@ -50,6 +51,7 @@ func TestEventDatesAreReadInTheRightTimezone(t *testing.T) {
 }
 
 func TestRelativeDatesCountFromNow(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	e := app.createEvent(t, token, map[string]any{"title": "Soon", "start_date": "tomorrow 9am", "end_date": "+2 days"})
@@ -69,6 +71,7 @@ func TestRelativeDatesCountFromNow(t *testing.T) {
 }
 
 func TestAllDayEventsSnapToWholeDays(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	single := app.createEvent(t, token, map[string]any{"title": "Day", "all_day": true, "timezone": "America/New_York",
@@ -97,6 +100,7 @@ func TestAllDayEventsSnapToWholeDays(t *testing.T) {
 }
 
 func TestUpdatingDates(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	e := app.createEvent(t, token, map[string]any{"title": "Moving", "timezone": "America/New_York",
@@ -135,6 +139,7 @@ func TestUpdatingDates(t *testing.T) {
 }
 
 func TestPublicationDates(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_TIMEZONE", "America/New_York"))
 	token := app.Token(models.RoleAdministrator)
 	local := app.createEvent(t, token, eventBody("Local", 3, "date", "2030-05-01 09:00:00"))

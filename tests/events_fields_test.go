@@ -8,6 +8,7 @@ import (
 )
 
 func TestEventImages(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAuthor)
 	first := app.createEvent(t, token, eventBody("One", 2, "image", "http://example.localhost/some-image.png"))
@@ -51,6 +52,7 @@ func TestEventImages(t *testing.T) {
 }
 
 func TestEventCosts(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	cases := []struct {
@@ -89,6 +91,7 @@ func TestEventCosts(t *testing.T) {
 }
 
 func TestEventWebsitesAndFlags(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAuthor)
 	plain := app.createEvent(t, token, eventBody("Plain", 2))
@@ -121,6 +124,7 @@ func TestEventWebsitesAndFlags(t *testing.T) {
 }
 
 func TestParentEvents(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	root := app.createEvent(t, token, eventBody("Root", 2))
@@ -154,6 +158,7 @@ func TestParentEvents(t *testing.T) {
 }
 
 func TestLinkedRecordsAreEmptyUntilLinked(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	e := app.createEvent(t, token, eventBody("Alone", 2, "venue", 0, "organizer", []any{}, "categories", "", "tags", nil))

@@ -90,6 +90,7 @@ func sameStrings(a, b []string) bool { return strings.Join(a, "|") == strings.Jo
 func centre(lat, lng float64) string { return fmt.Sprintf("geoloc_lat=%v&geoloc_lng=%v", lat, lng) }
 
 func TestRadiusQueriesKeepVenuesWithinTheGreatCircleDistance(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	w := newGeoWorld(t, app)
 	const parisLat, parisLng = 48.8566, 2.3522
@@ -182,6 +183,7 @@ func (w *geoWorld) withCoordinates() []string {
 }
 
 func TestGeolocTrueKeepsEventsAtAVenueWithCoordinates(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	w := newGeoWorld(t, app)
 	w.place(t, "located", 51.5, -0.12)
@@ -232,6 +234,7 @@ func TestGeolocTrueKeepsEventsAtAVenueWithCoordinates(t *testing.T) {
 }
 
 func TestCoordinatesAloneMakeARadiusQueryAndEchoTheEffectiveCircle(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_GEO_RADIUS", "10", "CALENDAR_GEO_UNIT", "km"))
 	w := newGeoWorld(t, app)
 	w.place(t, "9.99 km", degreesFor(9.99), 0)
@@ -276,6 +279,7 @@ func TestCoordinatesAloneMakeARadiusQueryAndEchoTheEffectiveCircle(t *testing.T)
 }
 
 func TestGeolocationCombinesWithEveryFilterAndPaging(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	w := newGeoWorld(t, app)
 	const lat, lng = 41.8781, -87.6298
@@ -361,6 +365,7 @@ func TestGeolocationCombinesWithEveryFilterAndPaging(t *testing.T) {
 }
 
 func TestBadGeolocationParametersAre400NamingThem(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	ok := centre(10, 20)
 	cases := []struct {
@@ -407,6 +412,7 @@ func TestBadGeolocationParametersAre400NamingThem(t *testing.T) {
 }
 
 func TestGeolocationParametersAreRefusedWhenGeolocationIsOff(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_GEOLOCATION", "off"))
 	for _, q := range []string{"geoloc=true", "geoloc=false", "geoloc=maybe", "geoloc_lat=10", "geoloc_lng=abc",
 		"geoloc_radius=5", "geoloc_unit=km", "geoloc_unit=feet"} {

@@ -30,6 +30,7 @@ func linkIDs(v any) []int {
 }
 
 func TestLinkingVenuesAndOrganizers(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	v1 := app.post(t, token, "/venues", map[string]any{"venue": "Hall One", "city": "Salem"})
@@ -90,6 +91,7 @@ func TestLinkingVenuesAndOrganizers(t *testing.T) {
 }
 
 func TestInlineVenuesAndOrganizersAreCreatedWithTheEvent(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	existing := app.post(t, token, "/organizers", map[string]any{"organizer": "Known"})
@@ -144,6 +146,7 @@ func TestInlineVenuesAndOrganizersAreCreatedWithTheEvent(t *testing.T) {
 }
 
 func TestLinkingCategoriesAndTags(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	music := app.post(t, token, "/categories", map[string]any{"name": "Music", "description": "Loud"})
@@ -194,6 +197,7 @@ func TestLinkingCategoriesAndTags(t *testing.T) {
 }
 
 func TestTermCountsFollowEventWrites(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	cat := app.post(t, token, "/categories", map[string]any{"name": "Counted"})
@@ -226,6 +230,7 @@ func TestTermCountsFollowEventWrites(t *testing.T) {
 }
 
 func TestListFiltersOnLinks(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	music := app.post(t, token, "/categories", map[string]any{"name": "Music"})
@@ -285,6 +290,7 @@ func TestListFiltersOnLinks(t *testing.T) {
 }
 
 func TestEmbeddedLinksOfSingleReadsAndLists(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	v := app.post(t, token, "/venues", map[string]any{"venue": "Place", "address": "1 Main St", "city": "Springfield"})
@@ -316,6 +322,7 @@ func TestEmbeddedLinksOfSingleReadsAndLists(t *testing.T) {
 }
 
 func TestConcurrentLinkUpdatesLeaveOneRequestsSet(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	e := app.createEvent(t, token, eventBody("Contended", 3, "categories", "start"))
@@ -358,6 +365,7 @@ func TestConcurrentLinkUpdatesLeaveOneRequestsSet(t *testing.T) {
 }
 
 func TestEventWritesFromFormsAndQueryStrings(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	o1 := app.post(t, token, "/organizers", map[string]any{"organizer": "First"})

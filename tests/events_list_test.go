@@ -12,6 +12,7 @@ import (
 )
 
 func TestAnEmptyEventList(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	res := app.Get("/events").ExpectStatus(t, http.StatusOK)
 	body := res.JSON(t)
@@ -28,6 +29,7 @@ func TestAnEmptyEventList(t *testing.T) {
 }
 
 func TestEventListPaging(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	var ids []int
@@ -118,6 +120,7 @@ func TestEventListPaging(t *testing.T) {
 }
 
 func TestPerPageDefaultMaximumIsFifty(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	for i := 0; i < 51; i++ {
@@ -142,6 +145,7 @@ func restQuery(t *testing.T, raw string) url.Values {
 }
 
 func TestEventsWithTheSameStartAreOrderedByID(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	later := evID(app.createEvent(t, token, eventBody("Later", 3)))
@@ -153,6 +157,7 @@ func TestEventsWithTheSameStartAreOrderedByID(t *testing.T) {
 }
 
 func TestHiddenEventsAreNeverListed(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	hidden := app.createEvent(t, token, eventBody("Hidden", 2, "hide_from_listings", true))
@@ -168,6 +173,7 @@ func TestHiddenEventsAreNeverListed(t *testing.T) {
 }
 
 func TestSearchingEvents(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	var foo, fooBar, bar []int
@@ -207,6 +213,7 @@ func TestSearchingEvents(t *testing.T) {
 }
 
 func TestFlagFilters(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	featured := evID(app.createEvent(t, token, eventBody("F", 1, "featured", true)))
@@ -241,6 +248,7 @@ func TestFlagFilters(t *testing.T) {
 }
 
 func TestParentAndIncludeFilters(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	parent := app.createEvent(t, token, eventBody("Series", 1))
@@ -284,6 +292,7 @@ func TestParentAndIncludeFilters(t *testing.T) {
 }
 
 func TestStatusFilterAndListVisibility(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	actors := app.actors(t)
 	contributor, author, editor := actors[2], actors[3], actors[4]
@@ -348,6 +357,7 @@ func sortedInts(in []int) []int {
 }
 
 func TestTheDefaultDateWindow(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	now := time.Now().UTC()
@@ -413,6 +423,7 @@ func mustZone(t *testing.T, name string) *time.Location {
 // TestDateFiltersAsTheReferenceWorkedExamples replays reference §7.6's worked examples (wpunit Archive_EventTest
 // and EventArchiveCest): inclusive bounds cover whole days, strict ones are used as given.
 func TestDateFiltersAsTheReferenceWorkedExamples(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	events := map[string][2]string{
@@ -484,6 +495,7 @@ func TestDateFiltersAsTheReferenceWorkedExamples(t *testing.T) {
 
 // TestReferenceArchiveCestDates replays EventArchiveCest: weekly events 1 to 10 weeks out.
 func TestReferenceArchiveCestDates(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	for w := 1; w <= 10; w++ {

@@ -11,6 +11,7 @@ import (
 // TestAnEventListTakesTheSameQueriesWhateverItsSize proves that associations load in batches: a page of 50
 // events costs as many queries as a page of 1.
 func TestAnEventListTakesTheSameQueriesWhateverItsSize(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	for i := 0; i < 50; i++ {
@@ -48,6 +49,7 @@ func TestAnEventListTakesTheSameQueriesWhateverItsSize(t *testing.T) {
 // TestAFilteredEventListStaysWithinSixQueries proves that filtering by categories, tags, venue and organizer
 // together costs one query to resolve them all, whatever their number.
 func TestAFilteredEventListStaysWithinSixQueries(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	music := app.post(t, token, "/categories", map[string]any{"name": "Music"})

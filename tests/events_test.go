@@ -20,6 +20,7 @@ var eventKeys = []string{"id", "global_id", "global_id_lineage", "author", "stat
 	"organizer", "custom_fields"}
 
 func TestCreatingAnEventAnswersTheFullRecord(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	res := app.Do(Request{Method: http.MethodPost, Path: "/events", Token: token, Body: map[string]any{
@@ -90,6 +91,7 @@ func TestCreatingAnEventAnswersTheFullRecord(t *testing.T) {
 }
 
 func TestCreateReportsEveryMissingRequiredParameterAtOnce(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	cases := []struct {
@@ -126,6 +128,7 @@ func TestCreateReportsEveryMissingRequiredParameterAtOnce(t *testing.T) {
 }
 
 func TestCreateRejectsBadValuesNamingThemAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	cases := []struct {
@@ -174,6 +177,7 @@ func TestCreateRejectsBadValuesNamingThemAndWritesNothing(t *testing.T) {
 }
 
 func TestTheEndMayNotComeBeforeTheStart(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	res := app.Do(Request{Method: http.MethodPost, Path: "/events", Token: token, Body: map[string]any{
@@ -192,6 +196,7 @@ func TestTheEndMayNotComeBeforeTheStart(t *testing.T) {
 }
 
 func TestAnonymousWritesAre401AndSubscribersAre403(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	admin := app.Token(models.RoleAdministrator)
 	e := app.createEvent(t, admin, eventBody("Mine", 2))
@@ -215,6 +220,7 @@ func TestAnonymousWritesAre401AndSubscribersAre403(t *testing.T) {
 }
 
 func TestEventSlugsAreGeneratedUniqueAndChangeable(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	first := app.createEvent(t, token, eventBody("Summer Fair!", 1))
@@ -246,6 +252,7 @@ func TestEventSlugsAreGeneratedUniqueAndChangeable(t *testing.T) {
 }
 
 func TestGeneratedFieldsSentOnInputHaveNoEffect(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	garbage := map[string]any{"id": 999, "url": "http://evil.example/", "rest_url": "http://evil.example/",
@@ -268,6 +275,7 @@ func TestGeneratedFieldsSentOnInputHaveNoEffect(t *testing.T) {
 }
 
 func TestUpdatesKeepWhatTheyDoNotSend(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	e := app.createEvent(t, token, map[string]any{"title": "Full", "description": "<p>D</p>", "excerpt": "E",
@@ -319,6 +327,7 @@ func jsonEqual(a, b any) bool {
 }
 
 func TestUpdatingAnUnknownEventIs404(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	for _, r := range []Request{
@@ -343,6 +352,7 @@ func TestUpdatingAnUnknownEventIs404(t *testing.T) {
 }
 
 func TestValidationAnswersBeforeTheRecordIsLookedUp(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	sub := app.Token(models.RoleSubscriber)
 	expectInvalid(t, app.Do(Request{Method: http.MethodPost, Path: "/events/2389", Token: sub,

@@ -12,6 +12,7 @@ import (
 )
 
 func TestNamespaceIndexListsItsRoutes(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	for _, path := range []string{"/", ""} {
 		body := app.Get(path).ExpectStatus(t, http.StatusOK).JSON(t)
@@ -32,11 +33,13 @@ func TestNamespaceIndexListsItsRoutes(t *testing.T) {
 }
 
 func TestNamespaceIndexRejectsAnUnknownNamespace(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	app.Get("/?namespace=tribe/events/v1").ExpectError(t, http.StatusNotFound, "rest_invalid_namespace")
 }
 
 func TestUnknownRoutesAndMethodsAnswerNoRoute(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	for _, r := range []Request{
 		{Path: "/nope"},
@@ -52,6 +55,7 @@ func TestUnknownRoutesAndMethodsAnswerNoRoute(t *testing.T) {
 }
 
 func TestThePlainRestRouteParameterReachesTheNamespace(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	body := app.Get("//?rest_route=/calendar/events/v1/").ExpectStatus(t, http.StatusOK).JSON(t)
 	if body["namespace"] != "calendar/events/v1" {
@@ -60,6 +64,7 @@ func TestThePlainRestRouteParameterReachesTheNamespace(t *testing.T) {
 }
 
 func TestProbesAnswerAtTheServerRoot(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_PREFIX", "/wp-json"))
 	app.Get("//healthz").ExpectStatus(t, http.StatusOK)
 	app.Get("//readyz").ExpectStatus(t, http.StatusOK)
@@ -76,6 +81,7 @@ func TestProbesAnswerAtTheServerRoot(t *testing.T) {
 }
 
 func TestMetricsCountRequestsByRoutePattern(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	app.Get("/")
 	app.Get("/nope")
@@ -91,6 +97,7 @@ func TestMetricsCountRequestsByRoutePattern(t *testing.T) {
 }
 
 func TestReadinessFailsWhenTheDatabaseIsGone(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	app.Get("//readyz").ExpectStatus(t, http.StatusOK)
 	if err := app.Store.Close(); err != nil {
@@ -105,6 +112,7 @@ func TestReadinessFailsWhenTheDatabaseIsGone(t *testing.T) {
 }
 
 func TestBodiesOverOneMebibyteAreRefused(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	big := `{"title":"` + strings.Repeat("x", 1<<20) + `"}`
 	app.Do(Request{Method: http.MethodPost, Path: "/", Body: big}).
@@ -115,6 +123,7 @@ func TestBodiesOverOneMebibyteAreRefused(t *testing.T) {
 }
 
 func TestEveryAnswerCarriesARequestIDAndNosniff(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	res := app.Get("/")
 	if len(res.Header.Get("X-Request-ID")) < 16 {
@@ -138,6 +147,7 @@ func TestEveryAnswerCarriesARequestIDAndNosniff(t *testing.T) {
 }
 
 func TestCORSAllowsOnlyConfiguredOrigins(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_CORS_ORIGINS", "https://allowed.example"))
 	allowed := app.Do(Request{Path: "/", Header: http.Header{"Origin": {"https://allowed.example"}}})
 	if allowed.Header.Get("Access-Control-Allow-Origin") != "https://allowed.example" {
@@ -156,6 +166,7 @@ func TestCORSAllowsOnlyConfiguredOrigins(t *testing.T) {
 }
 
 func TestCredentials(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	login, token := app.User(models.RoleEditor)
 	basic := func(user, secret string) http.Header {
@@ -201,6 +212,7 @@ func TestCredentials(t *testing.T) {
 }
 
 func TestTokensAreStoredOnlyAsHashes(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	_, token := app.User(models.RoleAuthor)
 	var stored []string
@@ -216,6 +228,7 @@ func TestTokensAreStoredOnlyAsHashes(t *testing.T) {
 }
 
 func TestEnumeratedParametersAreChecked(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	app.Get("/?context=edit").ExpectStatus(t, http.StatusOK)
 	body := app.Get("/?context=bogus").ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
@@ -225,6 +238,7 @@ func TestEnumeratedParametersAreChecked(t *testing.T) {
 }
 
 func TestPagingRejectsZeroAndNegativeValues(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	for _, list := range []string{"/venues", "/organizers", "/categories", "/tags"} {
 		for _, q := range []string{"page=0", "per_page=0", "page=-1", "per_page=abc"} {

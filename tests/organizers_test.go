@@ -16,6 +16,7 @@ import (
 )
 
 func TestReadingAnOrganizerMatchesTheCapturedShape(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	// Captures 58 and 84: Organizer 1 with phone, website and e-mail.
@@ -40,6 +41,7 @@ func TestReadingAnOrganizerMatchesTheCapturedShape(t *testing.T) {
 }
 
 func TestListsHaveTheReferenceEnvelopeHeadersAndLinks(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleAdministrator)
@@ -112,6 +114,7 @@ func TestListsHaveTheReferenceEnvelopeHeadersAndLinks(t *testing.T) {
 }
 
 func TestPerPageIsClampedToTheMaximum(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_MAX_PER_PAGE", "4"))
 	token := app.Token(models.RoleEditor)
 	for i := 0; i < 5; i++ {
@@ -124,6 +127,7 @@ func TestPerPageIsClampedToTheMaximum(t *testing.T) {
 }
 
 func TestListVisibilityFollowsTheCallersRights(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		adminLogin, admin := app.User(models.RoleAdministrator)
@@ -163,6 +167,7 @@ func TestListVisibilityFollowsTheCallersRights(t *testing.T) {
 }
 
 func TestSearchNeedsEveryFragmentInOneField(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	// The reference's own venue search test data (reference §8.2).
@@ -204,6 +209,7 @@ func TestSearchNeedsEveryFragmentInOneField(t *testing.T) {
 }
 
 func TestTheEventFilterKeepsTheRecordsLinkedToThatEvent(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleEditor)
@@ -236,6 +242,7 @@ func TestTheEventFilterKeepsTheRecordsLinkedToThatEvent(t *testing.T) {
 }
 
 func TestHasEventsCountsEventsThatAreNotDraftsPendingOrTrashed(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleEditor)
@@ -280,6 +287,7 @@ func TestHasEventsCountsEventsThatAreNotDraftsPendingOrTrashed(t *testing.T) {
 }
 
 func TestOnlyWithUpcomingCountsEventsTheCallerMaySeeThatHaveNotStarted(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		editor := app.Token(models.RoleEditor)
@@ -323,6 +331,7 @@ func TestOnlyWithUpcomingCountsEventsTheCallerMaySeeThatHaveNotStarted(t *testin
 }
 
 func TestAListRunsAFixedNumberOfQueriesWhateverItsSize(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleEditor)
@@ -378,6 +387,7 @@ func (a *App) model(role models.Role) *models.User {
 }
 
 func TestResolvingTheLinkedParameterOfAnEventWrite(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleEditor)
@@ -467,6 +477,7 @@ func TestConcurrentIdenticalInlineRecordsBecomeOne(t *testing.T) {
 }
 
 func TestInlineCoordinatesFollowTheGeolocationSwitch(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_GEOLOCATION", "off"))
 	_, err := resolve(t, app, venueTestKind, app.model(models.RoleAdministrator), `{"venue": "Geo", "geo_lat": 1, "geo_lng": 2}`)
 	var e *models.Error

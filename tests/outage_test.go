@@ -93,6 +93,7 @@ func (p *tcpProxy) restore() {
 // get 503 with Retry-After and the error body, /readyz is 503, requests that do not need it still work, and once
 // the database is reachable again the same process answers normally.
 func TestDatabaseOutage(t *testing.T) {
+	t.Parallel()
 	if postgresURL == "" {
 		t.Skip("the outage test needs PostgreSQL: set CALENDAR_TEST_DATABASE_URL")
 	}

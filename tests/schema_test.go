@@ -14,6 +14,7 @@ import (
 // TestMigratedSchemaMatchesTheModels proves that the migrations of the dialect under test create exactly the
 // tables and columns the GORM models map, with the same nullability, and the unique indexes the models declare.
 func TestMigratedSchemaMatchesTheModels(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	db := app.Store.DB()
 	for _, model := range models.Models() {
@@ -64,6 +65,7 @@ func TestMigratedSchemaMatchesTheModels(t *testing.T) {
 
 // TestMigratingTwiceChangesNothing proves that start-up on an up-to-date database applies nothing.
 func TestMigratingTwiceChangesNothing(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	applied, err := app.Store.Migrate(t.Context())
 	if err != nil {

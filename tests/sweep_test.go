@@ -60,6 +60,7 @@ var requiredSamples = map[string]any{
 // types, as an administrator and anonymously. No answer may be a 5xx; every 4xx is the API's error body, naming the
 // parameter when it is rest_invalid_param; a rejected write leaves the database exactly as it was.
 func TestBadInputSweep(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the sweep is long; skipped with -short")
 	}

@@ -14,6 +14,7 @@ import (
 func TestTags(t *testing.T) { runTermSuite(t, tagAPI) }
 
 func TestTagsHaveNoParent(t *testing.T) {
+	t.Parallel()
 	f := newTermFixture(t, tagAPI)
 	other := f.createID("Other")
 	res := f.app.Do(Request{Method: http.MethodPost, Path: "/tags", Token: f.token,
@@ -36,6 +37,7 @@ func TestTagsHaveNoParent(t *testing.T) {
 }
 
 func TestTagNamesAreUniqueInTheTaxonomy(t *testing.T) {
+	t.Parallel()
 	f := newTermFixture(t, tagAPI)
 	f.createID("Outdoor")
 	// A category of the same name is no clash.
@@ -46,6 +48,7 @@ func TestTagNamesAreUniqueInTheTaxonomy(t *testing.T) {
 }
 
 func TestEmbeddedTagHasTheReferenceShape(t *testing.T) {
+	t.Parallel()
 	site := controllers.Site{Home: "http://example.com", Root: apiRoot}
 	raw, err := json.Marshal(controllers.EmbeddedTag(site, &models.Tag{ID: 19, Name: "beginner", Slug: "beginner", Count: 270}))
 	if err != nil {
@@ -61,6 +64,7 @@ func TestEmbeddedTagHasTheReferenceShape(t *testing.T) {
 
 // TestTagCapturesReplay replays the recorded reference answers for tags (captures 68, 69, 85, 86).
 func TestTagCapturesReplay(t *testing.T) {
+	t.Parallel()
 	f := newTermFixture(t, tagAPI)
 	names := []string{"outdoor", "indoor", "free", "paid", "kids", "adults", "evening", "morning", "charity",
 		"premium", "beginner", "advanced"}
@@ -110,6 +114,7 @@ func TestTagCapturesReplay(t *testing.T) {
 }
 
 func TestTermRoutesAreInTheNamespaceIndex(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	routes := app.Get("/").ExpectStatus(t, http.StatusOK).JSON(t)["routes"].(map[string]any)
 	for path, want := range map[string]struct {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestCreatingAVenueReturnsItWithLocationAndTheReferenceShape(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	login, token := app.User(models.RoleAdministrator)
 	// The body of capture 55_POST_venue_create.
@@ -42,6 +43,7 @@ func TestCreatingAVenueReturnsItWithLocationAndTheReferenceShape(t *testing.T) {
 }
 
 func TestEveryFieldOfAVenueIsStoredAndReturned(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	body := map[string]any{"venue": "Hall <b>One</b>", "description": `<p onclick="x()">Big <script>alert(1)</script>hall</p>`,
@@ -97,6 +99,7 @@ func TestEveryFieldOfAVenueIsStoredAndReturned(t *testing.T) {
 }
 
 func TestStateprovinceFollowsStateOrProvinceUnlessSent(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	us := venueTestKind.create(t, app, token, "US", map[string]any{"state": "IL", "province": "P", "country": "US"})
@@ -117,6 +120,7 @@ func TestStateprovinceFollowsStateOrProvinceUnlessSent(t *testing.T) {
 }
 
 func TestCreatingWithoutANameIsMissingAndAnEmptyNameIsInvalid(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleAdministrator)
@@ -143,6 +147,7 @@ func TestCreatingWithoutANameIsMissingAndAnEmptyNameIsInvalid(t *testing.T) {
 }
 
 func TestBadValuesAreRejectedNamingEveryField(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleAdministrator)
@@ -193,6 +198,7 @@ func TestBadValuesAreRejectedNamingEveryField(t *testing.T) {
 }
 
 func TestWhoMayCreateAndWhichStatusTheyGet(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		app.Do(Request{Method: http.MethodPost, Path: "/" + k.plural, Body: map[string]any{k.name: "Anon"}}).
@@ -221,6 +227,7 @@ func TestWhoMayCreateAndWhichStatusTheyGet(t *testing.T) {
 }
 
 func TestAuthorsMayOnlyBeOthersForEditors(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		adminLogin, admin := app.User(models.RoleAdministrator)
@@ -237,6 +244,7 @@ func TestAuthorsMayOnlyBeOthersForEditors(t *testing.T) {
 }
 
 func TestAnIdenticalCreateReturnsTheExistingRecord(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleEditor)
@@ -314,6 +322,7 @@ func TestIdenticalCreatesAtTheSameTimeMakeOneRecord(t *testing.T) {
 }
 
 func TestReadingByIDAndSlug(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleAdministrator)
@@ -341,6 +350,7 @@ func TestReadingByIDAndSlug(t *testing.T) {
 }
 
 func TestUnknownOrMalformedAddressesAreNotFound(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleAdministrator)
@@ -364,6 +374,7 @@ func TestUnknownOrMalformedAddressesAreNotFound(t *testing.T) {
 }
 
 func TestRecordsThatAreNotPublishedNeedReadRights(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		admin := app.Token(models.RoleAdministrator)
@@ -391,6 +402,7 @@ func TestRecordsThatAreNotPublishedNeedReadRights(t *testing.T) {
 }
 
 func TestUpdatesByIDAndSlugWithEveryMethod(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleEditor)
@@ -445,6 +457,7 @@ func TestUpdatesByIDAndSlugWithEveryMethod(t *testing.T) {
 }
 
 func TestWhoMayUpdateAndDelete(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		admin := app.Token(models.RoleAdministrator)
@@ -496,6 +509,7 @@ func TestWhoMayUpdateAndDelete(t *testing.T) {
 }
 
 func TestDeleteTrashesThenRefusesThenForceDeletes(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleEditor)
@@ -540,6 +554,7 @@ func TestDeleteTrashesThenRefusesThenForceDeletes(t *testing.T) {
 }
 
 func TestTrashingOrDeletingUnlinksOnlyThatRecordFromEveryEvent(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleEditor)
@@ -569,6 +584,7 @@ func TestTrashingOrDeletingUnlinksOnlyThatRecordFromEveryEvent(t *testing.T) {
 }
 
 func TestPasswordProtectedRecordsAreRedactedUnlessThePasswordOrEditRights(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		editor := app.Token(models.RoleEditor)
@@ -619,6 +635,7 @@ func TestPasswordProtectedRecordsAreRedactedUnlessThePasswordOrEditRights(t *tes
 }
 
 func TestVenueCoordinates(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	v := venueTestKind.create(t, app, token, "Geo", map[string]any{"geo_lat": -33.8688, "geo_lng": "151.2093"})
@@ -664,6 +681,7 @@ func TestVenueCoordinates(t *testing.T) {
 }
 
 func TestVenueCoordinatesAreRefusedWhenGeolocationIsOff(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_GEOLOCATION", "off"))
 	token := app.Token(models.RoleEditor)
 	body := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: token,
@@ -678,6 +696,7 @@ func TestVenueCoordinatesAreRefusedWhenGeolocationIsOff(t *testing.T) {
 }
 
 func TestReadingAVenueMatchesTheCapturedShape(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	// Captures 51 and 52: Venue 1 Hall with a full address.
@@ -705,6 +724,7 @@ func TestReadingAVenueMatchesTheCapturedShape(t *testing.T) {
 }
 
 func TestNoParameterShapeMakesAServerError(t *testing.T) {
+	t.Parallel()
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleAdministrator)
@@ -733,6 +753,7 @@ func TestNoParameterShapeMakesAServerError(t *testing.T) {
 }
 
 func TestPublicationDatesAreReadInTheSiteTimeZoneOrUTC(t *testing.T) {
+	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_TIMEZONE", "America/New_York"))
 	token := app.Token(models.RoleEditor)
 	forEachKind(t, func(t *testing.T, k linkedKind) {
