@@ -308,9 +308,11 @@ type loadWrite struct {
 }
 
 // title, organizer and categories are what the write sets; a create also sets the tag and the venue.
-func (w *loadWrite) title() string     { return w.body["title"].(string) }
-func (w *loadWrite) organizer() string { return w.body["organizer"].([]any)[0].(map[string]any)["organizer"].(string) }
-func (w *loadWrite) category() string  { return w.body["categories"].([]any)[0].(string) }
+func (w *loadWrite) title() string { return w.body["title"].(string) }
+func (w *loadWrite) organizer() string {
+	return w.body["organizer"].([]any)[0].(map[string]any)["organizer"].(string)
+}
+func (w *loadWrite) category() string { return w.body["categories"].([]any)[0].(string) }
 
 // loadClient talks to a server of the test over loopback.
 type loadClient struct {
@@ -411,7 +413,7 @@ func TestNothingAcknowledgedIsLostAcrossAGracefulRestart(t *testing.T) {
 				} else {
 					start := time.Now().UTC().AddDate(0, 0, 3).Format("2006-01-02") + " 10:00:00"
 					lw.body = map[string]any{"title": fmt.Sprintf("Load %d-%d", w, seq), "start_date": start,
-						"end_date": strings.Replace(start, "10:00", "12:00", 1),
+						"end_date":   strings.Replace(start, "10:00", "12:00", 1),
 						"categories": []any{fmt.Sprintf("Load %d-%d", w, seq), "Load"},
 						"tags":       []any{fmt.Sprintf("load-%d-%d", w, seq)}, "venue": venueID,
 						"organizer": []any{map[string]any{"organizer": fmt.Sprintf("Load org %d-%d", w, seq)}}}
