@@ -34,7 +34,8 @@ func (s *Store) UniqueSlug(table, base string, exceptID uint64) (string, error) 
 		return "", err
 	}
 	var taken []string
-	err := s.db.Table(table).Where("(slug = ? OR slug LIKE ?) AND id <> ?", base, base+"-%", exceptID).
+	// Slugs may hold "_", a LIKE wildcard: escaped, so that only base-N slugs are candidates.
+	err := s.db.Table(table).Where(`(slug = ? OR slug LIKE ? ESCAPE '\') AND id <> ?`, base, escapeLike(base)+"-%", exceptID).
 		Pluck("slug", &taken).Error
 	if err != nil {
 		return "", err
