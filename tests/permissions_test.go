@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -201,6 +202,9 @@ func TestEveryWriteRouteByRoleOwnershipAndStatus(t *testing.T) {
 						continue
 					}
 					target, ok := writeTargets[route.Path]
+					if ok && target.by == "" && method != http.MethodPost {
+						ok = false // only POST creates on a collection; another method needs rules of its own
+					}
 					if !ok {
 						t.Errorf("%s %s has no permission case: add it to writeTargets with its rules", method, route.Path)
 						continue
@@ -473,8 +477,9 @@ func (f visibilityFixture) full(viewer actor, withPassword bool) bool {
 	return f.readable(viewer) && (!f.protected || withPassword || mayChange(viewer.role, viewer.role == f.owner, models.StatusPublish))
 }
 
-// readTargets maps every read route of the route table to the part of the read matrix that covers it. A read
-// route missing here fails TestEveryReadRouteByRoleAndStatus.
+// readTargets maps every read route of the route table to the part of the read matrix that covers it (public:
+// every role reads it; single, list, terms, term: the subtests of those names). A read route missing here fails
+// TestEveryReadRouteByRoleAndStatus.
 var readTargets = map[string]string{
 	"/": "public", "/doc": "public",
 	"/events": "list", "/events/:id": "single", "/events/by-slug/:slug": "single",
@@ -571,18 +576,10 @@ func TestEveryReadRouteByRoleAndStatus(t *testing.T) {
 			}
 		}
 	}
-	covered := map[string]bool{}
 	for _, route := range app.Table {
 		for _, e := range route.Endpoints {
-			for _, method := range e.Methods {
-				if method != http.MethodGet {
-					continue
-				}
-				part, ok := readTargets[route.Path]
-				if !ok {
-					t.Errorf("GET %s has no visibility case: add it to readTargets", route.Path)
-				}
-				covered[part] = true
+			if _, ok := readTargets[route.Path]; !ok && slices.Contains(e.Methods, http.MethodGet) {
+				t.Errorf("GET %s has no visibility case: add it to readTargets", route.Path)
 			}
 		}
 	}

@@ -63,7 +63,7 @@ func TestBadInputSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the sweep is long; skipped with -short")
 	}
-	var tried, rejected atomic.Int64
+	var tried, rejected, params atomic.Int64
 	table := NewApp(t).Table
 	t.Run("endpoints", func(t *testing.T) {
 		for _, route := range table {
@@ -74,14 +74,22 @@ func TestBadInputSweep(t *testing.T) {
 					app := NewApp(t, WithEnv("CALENDAR_AUTH_FAILURES_PER_MINUTE", "1000000"))
 					admin := app.Token(models.RoleAdministrator)
 					ids := sweepRecords(t, app)
-					a, r := sweepEndpoint(t, app, route.Path, app.endpoint(route.Path, i), ids, admin)
+					e := app.endpoint(route.Path, i)
+					for _, arg := range e.Args() {
+						if arg.In != "path" {
+							params.Add(int64(len(e.Methods)))
+						}
+					}
+					a, r := sweepEndpoint(t, app, route.Path, e, ids, admin)
 					tried.Add(int64(a))
 					rejected.Add(int64(r))
 				})
 			}
 		}
 	})
-	t.Logf("bad-input sweep: %d requests over %d routes, %d rejected with a 4xx, none 5xx", tried.Load(), len(table), rejected.Load())
+	t.Logf("bad-input sweep: %d requests over %d routes: %d method and parameter pairs × %d payloads (and anonymously "+
+		"once each), %d bad values per path parameter, malformed bodies per write; %d rejected with a 4xx, none 5xx",
+		tried.Load(), len(table), params.Load(), len(sweepPayloads), len(sweepPathValues), rejected.Load())
 }
 
 // endpoint returns the i-th endpoint of the route with this path in the app's own table.
