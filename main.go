@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"syscall"
@@ -108,6 +109,12 @@ func serve(ctx context.Context, cfg config.Config, store *models.Store, log *slo
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "driver", cfg.Database.Driver, "api_root", cfg.APIRoot())
 
+	if cfg.PprofAddr != "" {
+		go servePprof(cfg.PprofAddr, log)
+	}
+	compacting := make(chan struct{})
+	go func() { defer close(compacting); compactTermCounts(ctx, store, log) }()
+
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -125,8 +132,44 @@ func serve(ctx context.Context, cfg config.Config, store *models.Store, log *slo
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	<-compacting
 	log.Info("stopped")
 	return nil
+}
+
+// servePprof serves Go's profiler on a loopback address, for operators measuring the service in place.
+func servePprof(addr string, log *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	log.Info("profiler listening", "addr", addr)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		log.Warn("profiler stopped", "error", err)
+	}
+}
+
+// compactionInterval is how often pending term-count deltas are folded into the counts.
+const compactionInterval = 5 * time.Second
+
+// compactTermCounts folds term-count deltas into the counts until ctx ends. Counts are exact without it (readers
+// add pending deltas); it keeps the delta table, and so the readers' work, small.
+func compactTermCounts(ctx context.Context, store *models.Store, log *slog.Logger) {
+	ticker := time.NewTicker(compactionInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			if _, err := store.CompactTermCounts(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("compacting term counts", "error", err)
+			}
+		}
+	}
 }
 
 // usersCommand manages users and tokens without a running server.

@@ -47,6 +47,7 @@ type options struct {
 	out         string
 	only        string
 	keep        bool
+	reuse       bool
 	serveStatic string
 	addr        string
 }
@@ -62,6 +63,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "JSON results file (default bench/out/results-<db>-<events>.json)")
 	flag.StringVar(&o.only, "only", "", "comma-separated scenario names to run (default all)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the benchmark database afterwards")
+	flag.BoolVar(&o.reuse, "reuse", false, "reuse the kept database of an earlier run with -keep (PostgreSQL; skips seeding)")
 	flag.StringVar(&o.serveStatic, "serve-static", "", "internal: serve this file's bytes as the static baseline")
 	flag.StringVar(&o.addr, "addr", "", "internal: address for -serve-static")
 	flag.Parse()
@@ -98,7 +100,7 @@ func runBench(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	if !o.keep {
+	if !o.keep && !o.reuse {
 		defer dropDB()
 	}
 	token, fixtures, err := prepare(ctx, o, dbURL)
@@ -233,7 +235,11 @@ func freshDatabase(ctx context.Context, o options, root string) (string, func(),
 			return "", nil, err
 		}
 		name := "calendar_bench"
-		for _, q := range []string{"DROP DATABASE IF EXISTS " + name + " WITH (FORCE)", "CREATE DATABASE " + name} {
+		queries := []string{"DROP DATABASE IF EXISTS " + name + " WITH (FORCE)", "CREATE DATABASE " + name}
+		if o.reuse {
+			queries = nil
+		}
+		for _, q := range queries {
 			if err := admin.DB().WithContext(ctx).Exec(q).Error; err != nil {
 				_ = admin.Close()
 				return "", nil, fmt.Errorf("%s: %w", q, err)
@@ -265,6 +271,14 @@ func prepare(ctx context.Context, o options, dbURL string) (string, fixtures, er
 	defer store.Close()
 	if _, err := store.Migrate(ctx); err != nil {
 		return "", fixtures{}, err
+	}
+	if o.reuse {
+		token, err := store.IssueToken(ctx, "bench")
+		if err != nil {
+			return "", fixtures{}, fmt.Errorf("-reuse needs a database kept by an earlier run with -keep: %w", err)
+		}
+		f, err := loadFixtures(ctx, store)
+		return token, f, err
 	}
 	token, err := store.CreateUser(ctx, "bench", "Benchmark", models.RoleAdministrator)
 	if err != nil {

@@ -32,7 +32,10 @@ var (
 		"Family", "Annual", "Weekly"}
 	fillerWords = []string{"music", "art", "garden", "food", "science", "history", "children", "outdoor", "wine",
 		"books", "coffee", "sport", "craft", "photography", "jazz", "cinema", "ballet", "opera", "comedy", "blues"}
-	cities = []struct {
+	// vocabulary is what descriptions are made of: a few hundred words, so that a word matches a few percent of
+	// events, as in a real calendar (a tiny vocabulary would put every word in half of the descriptions).
+	vocabulary = makeVocabulary()
+	cities     = []struct {
 		name, state string
 		lat, lng    float64
 	}{
@@ -83,9 +86,19 @@ func (s *seeder) pick(list []string) string { return list[s.rng.IntN(len(list))]
 func (s *seeder) words(n int) string {
 	w := make([]string, n)
 	for i := range w {
-		w[i] = s.pick(fillerWords)
+		w[i] = s.pick(vocabulary)
 	}
 	return strings.Join(w, " ")
+}
+
+// makeVocabulary builds 400 pronounceable words from syllables, plus the filler words.
+func makeVocabulary() []string {
+	syllables := []string{"ka", "lo", "mi", "ren", "to", "sa", "vel", "dor", "pe", "nu", "ri", "shan", "ta", "go", "lin", "mar", "fe", "zo", "bri", "den"}
+	words := append([]string(nil), fillerWords...)
+	for i := 0; len(words) < 400+len(fillerWords); i++ {
+		words = append(words, syllables[i%20]+syllables[(i/20)%20]+syllables[(i*7+3)%20])
+	}
+	return words
 }
 
 func (s *seeder) venues() error {
@@ -210,7 +223,7 @@ func (s *seeder) event(id uint64, start time.Time) models.Event {
 		day := time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, time.UTC)
 		e.AllDay, e.StartUTC, e.EndUTC = true, day, day.Add(24*time.Hour-time.Second)
 	case r < 10:
-		e.Password = "secret"
+		e.Password = models.HashEventPassword("secret")
 	case r < 12:
 		e.Status = models.StatusDraft
 	}
@@ -245,14 +258,18 @@ func (s *seeder) finish(store *models.Store) error {
 			return err
 		}
 	}
-	for _, t := range []struct{ table, join, column string }{
-		{"categories", "event_categories", "category_id"}, {"tags", "event_tags", "tag_id"},
-	} {
-		q := fmt.Sprintf(`UPDATE %s SET count = (SELECT COUNT(*) FROM %s j JOIN events e ON e.id = j.event_id
-			WHERE j.%s = %s.id AND e.status = 'publish')`, t.table, t.join, t.column, t.table)
-		if err := s.db.Exec(q).Error; err != nil {
-			return err
-		}
+	var categories, tags []uint64
+	if err := s.db.Model(&models.Category{}).Pluck("id", &categories).Error; err != nil {
+		return err
+	}
+	if err := s.db.Model(&models.Tag{}).Pluck("id", &tags).Error; err != nil {
+		return err
+	}
+	if err := store.RecountCategories(categories); err != nil {
+		return err
+	}
+	if err := store.RecountTags(tags); err != nil {
+		return err
 	}
 	return nil
 }

@@ -50,6 +50,8 @@ type Config struct {
 	TrustedProxies []string
 	// ShutdownTimeout bounds how long in-flight requests may take to finish on shutdown.
 	ShutdownTimeout time.Duration
+	// PprofAddr, when set, serves Go's profiler (net/http/pprof) on this loopback address.
+	PprofAddr string
 }
 
 // Database names a database driver and its connection string.
@@ -210,6 +212,17 @@ var settings = []setting{
 			}
 			c.TrustedProxies = append(c.TrustedProxies, p)
 		}
+		return nil
+	}},
+	{"CALENDAR_PPROF_ADDR", "pprof-addr", "", "serve the Go profiler on this loopback address, e.g. 127.0.0.1:6060 (off by default)", func(c *Config, v string) error {
+		if v == "" {
+			return nil
+		}
+		host, _, err := net.SplitHostPort(v)
+		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+			return errors.New("must be a loopback address such as 127.0.0.1:6060 (the profiler must not be public)")
+		}
+		c.PprofAddr = v
 		return nil
 	}},
 	{"CALENDAR_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long in-flight requests may take to finish on shutdown", func(c *Config, v string) error {

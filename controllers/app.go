@@ -6,6 +6,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -97,4 +98,29 @@ func RequestTime(c *gin.Context) time.Time {
 	t := time.Now().UTC().Truncate(time.Second)
 	c.Set(nowKey, t)
 	return t
+}
+
+// ClockDay and ClockSecond are the periods an answer that depends on the time holds for (see Endpoint.Clock):
+// the current day on the site's calendar, or the current second.
+func (a *App) ClockDay(c *gin.Context) string {
+	return "day " + FormatDate(RequestTime(c), a.Config.Timezone)[:10]
+}
+
+// ClockSecond names the current second.
+func ClockSecond(c *gin.Context) string {
+	return "second " + strconv.FormatInt(RequestTime(c).Unix(), 10)
+}
+
+// UpcomingClock is the clock of venue and organizer lists: only_with_upcoming compares events with the current
+// second; without it the answer does not depend on the time.
+func UpcomingClock(c *gin.Context) string {
+	p, err := RequestParams(c)
+	if err != nil {
+		return ClockSecond(c)
+	}
+	raw, ok := p.Lookup("only_with_upcoming")
+	if upcoming, err := DecodeBool(raw); ok && raw != nil && (err != nil || upcoming) {
+		return ClockSecond(c)
+	}
+	return ""
 }

@@ -354,9 +354,10 @@ func apiDescription(cfg config.Config) string {
 		"not enabled\") and venues do not accept `geo_lat`/`geo_lng`"
 	if cfg.Geolocation {
 		geo = fmt.Sprintf("switched on: venues carry `geo_lat`/`geo_lng`; `geoloc=true` keeps events whose venue "+
-			"has coordinates, and `geoloc_lat` with `geoloc_lng` keeps events within `geoloc_radius` (default %g) "+
-			"`geoloc_unit` (`miles` or `km`, default `%s`) of that point, by great-circle distance. Only one of "+
-			"lat/lng, or values out of range, is `400`", cfg.GeoRadius, cfg.GeoUnit)
+			"has coordinates, and `geoloc_lat` with `geoloc_lng` (with or without `geoloc=true`, which the reference "+
+			"requires) keeps events with a venue within `geoloc_radius` (default %g) `geoloc_unit` (`miles` or `km`, "+
+			"default `%s`) of that point, by great-circle distance; `geoloc=false` switches the filter off. Only one "+
+			"of lat/lng, values out of range, or a radius or unit without a centre, is `400`", cfg.GeoRadius, cfg.GeoUnit)
 	}
 	return strings.Join([]string{
 		"An event calendar: events, venues, organizers, event categories and event tags. A drop-in for clients " +

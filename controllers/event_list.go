@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"regexp"
@@ -33,6 +34,7 @@ type EventListInput struct {
 	Include      Opt[[]int64]   `param:"include" doc:"Only the events with these IDs (list or CSV) that the caller may see; no date bound applies."`
 	PostParent   Opt[int64]     `param:"post_parent" doc:"Only the children of this event."`
 	Ticketed     Opt[bool]      `param:"ticketed" doc:"true: only ticketed events; false: only the others."`
+	EventGeoInput
 }
 
 // EventList is the envelope of GET /events (reference §2.1).
@@ -90,7 +92,7 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 
 // eventListQuery turns the parameters into scopes and echoed arguments, in the order rest_url lists them
 // (reference §2.1), and reports every bad parameter at once. A new filter adds its scope with q.add and echoes
-// its arguments where the reference lists them (geoloc, geoloc_lat and geoloc_lng come right after search).
+// its arguments where the reference lists them.
 func (ec *EventController) eventListQuery(store *models.Store, in *EventListInput, user *models.User,
 	page models.Page, now time.Time) (*eventQuery, error) {
 	q := &eventQuery{scopes: []models.Scope{models.EventsListed(), models.EventsVisibleTo(user)}}
@@ -108,6 +110,7 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventListInpu
 			q.args = q.args.Add("search", in.Search.V)
 		}
 	}
+	ec.addGeoFilter(q, &in.EventGeoInput, invalid)
 	statusArg, err := listStatuses(in.Status, user)
 	if err != nil {
 		invalid["status"] = err.Error()
@@ -312,4 +315,53 @@ func searchTerms(s string) []string {
 		return []string{strings.TrimSpace(s)}
 	}
 	return terms
+}
+
+// eventBoundParams are the date bounds of the event list.
+var eventBoundParams = []string{"start_date", "end_date", "starts_before", "starts_after", "ends_before", "ends_after"}
+
+// ListClock is the clock of GET /events (see Endpoint.Clock). With include no date bound applies, so the answer
+// does not depend on the time; a bound relative to now ("now", "+5 days", "next friday") makes it depend on the
+// second; the default window (start_date or end_date absent, and no starts_*/ends_* bound) on the site's day;
+// absolute bounds on nothing.
+func (ec *EventController) ListClock(c *gin.Context) string {
+	p, err := RequestParams(c)
+	if err != nil {
+		return ClockSecond(c)
+	}
+	if p.Has("include") {
+		return ""
+	}
+	for _, name := range eventBoundParams {
+		if raw, ok := p.Lookup(name); ok && raw != nil && !ec.isAbsoluteDate(raw) {
+			return ClockSecond(c)
+		}
+	}
+	dropsDefaults := false
+	for _, name := range eventBoundParams[2:] {
+		dropsDefaults = dropsDefaults || p.Has(name)
+	}
+	if !dropsDefaults && (!p.Has("start_date") || !p.Has("end_date")) {
+		return ec.ClockDay(c)
+	}
+	return ""
+}
+
+// isAbsoluteDate tells whether a date parameter names the same instant whenever it is read: a timestamp, or a
+// form that parses alike a second and a year apart. Anything unparseable counts as relative (it is answered 400).
+func (ec *EventController) isAbsoluteDate(raw any) bool {
+	var s string
+	switch v := raw.(type) {
+	case json.Number:
+		return true
+	case string:
+		s = v
+	default:
+		return false
+	}
+	base := time.Date(2000, 1, 1, 12, 0, 0, 0, time.UTC)
+	a, errA := ParseDate(s, base, ec.Config.Timezone)
+	b, errB := ParseDate(s, base.Add(time.Second), ec.Config.Timezone)
+	c, errC := ParseDate(s, base.AddDate(1, 2, 3), ec.Config.Timezone)
+	return errA == nil && errB == nil && errC == nil && a.Equal(b) && a.Equal(c)
 }

@@ -446,9 +446,9 @@ func (ec *EventController) resolveEventLinks(tx *models.Store, _ *models.Event, 
 	return nil
 }
 
-// storeEventLinks replaces the links the write sent (the event has its ID by now) and recounts the categories and
-// tags whose count of published events may have changed: those linked before the write and after it.
-func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, cats, tags []uint64) error {
+// storeEventLinks replaces the links the write sent (the event has its ID by now) and moves the counts of the
+// categories and tags the event counted for before the write (before) and counts for after it.
+func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, before models.TermLinks) error {
 	replace := []struct {
 		ids []uint64
 		fn  func(uint64, []uint64) error
@@ -463,8 +463,12 @@ func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, cats, 
 			}
 		}
 	}
-	if err := tx.RecountCategories(append(cats, links.categories...)); err != nil {
-		return err
+	after := models.TermLinks{Published: e.Status == models.StatusPublish, Categories: before.Categories, Tags: before.Tags}
+	if links.categories != nil {
+		after.Categories = links.categories
 	}
-	return tx.RecountTags(append(tags, links.tags...))
+	if links.tags != nil {
+		after.Tags = links.tags
+	}
+	return tx.AdjustTermCounts(before, after)
 }

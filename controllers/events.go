@@ -242,7 +242,7 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 		if err := tx.CreateEvent(e); err != nil {
 			return err
 		}
-		if err := storeEventLinks(tx, e, w.links, nil, nil); err != nil {
+		if err := storeEventLinks(tx, e, w.links, models.TermLinks{}); err != nil {
 			return err
 		}
 		var err error
@@ -293,7 +293,7 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 		if in.Status.V == models.StatusTrash && !user.CanDelete(e.Owned()) {
 			return models.Forbidden()
 		}
-		cats, tags, err := tx.EventTermIDs(e.ID)
+		before, err := tx.EventTermLinks(e)
 		if err != nil {
 			return err
 		}
@@ -303,7 +303,7 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 		if err := tx.SaveEvent(e); err != nil {
 			return err
 		}
-		if err := storeEventLinks(tx, e, w.links, cats, tags); err != nil {
+		if err := storeEventLinks(tx, e, w.links, before); err != nil {
 			return err
 		}
 		e, err = reload(tx, e.ID)
@@ -354,7 +354,7 @@ func (ec *EventController) delete(c *gin.Context, ref eventRef, in *EventDeleteP
 		if e, err = reload(tx, e.ID); err != nil {
 			return err
 		}
-		cats, tags, err := tx.EventTermIDs(e.ID)
+		before, err := tx.EventTermLinks(e)
 		if err != nil {
 			return err
 		}
@@ -367,7 +367,7 @@ func (ec *EventController) delete(c *gin.Context, ref eventRef, in *EventDeleteP
 		if err != nil {
 			return err
 		}
-		return storeEventLinks(tx, e, eventLinks{}, cats, tags)
+		return tx.AdjustTermCounts(before, models.TermLinks{}) // a trashed or deleted event counts for no term
 	})
 	if err != nil {
 		return err

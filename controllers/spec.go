@@ -27,9 +27,9 @@ type Endpoint struct {
 	Required []string
 	// Auth turns anonymous callers away with 401 before their parameters are looked at (API.md §6).
 	Auth bool
-	// TimeDependent says a GET answer depends on the current time (default date windows, relative dates,
-	// upcoming filters), so a cached copy is only good for the second it was made in.
-	TimeDependent bool
+	// Clock says how a GET answer depends on the current time: it returns "" when this request's answer does
+	// not, else a key naming the period the answer holds for (a day, a second). Nil means never.
+	Clock func(c *gin.Context) string
 	// Responses maps HTTP statuses to what the endpoint answers with them.
 	Responses map[int]Response
 	run       func(*gin.Context, *Endpoint) error
@@ -91,9 +91,9 @@ func (e Endpoint) Authenticated() Endpoint {
 	return e
 }
 
-// DependsOnTime marks a GET endpoint whose answer changes with the clock (see TimeDependent).
-func (e Endpoint) DependsOnTime() Endpoint {
-	e.TimeDependent = true
+// ClockedBy marks a GET endpoint whose answers may change with the clock (see Clock).
+func (e Endpoint) ClockedBy(clock func(c *gin.Context) string) Endpoint {
+	e.Clock = clock
 	return e
 }
 

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -201,9 +202,15 @@ func (sl *TermSlug) DecodeParam(raw any) error {
 // Text is a string parameter that must not be empty (or blank) when it is sent; it is trimmed.
 type Text string
 
-// DecodeParam implements ParamDecoder.
+// DecodeParam implements ParamDecoder. Longer text than a term name can hold matches nothing, and would exceed
+// what databases accept in a pattern, so it is refused.
 func (t *Text) DecodeParam(raw any) error {
-	return decodeText((*string)(t), raw, func(s string) (string, error) { return strings.TrimSpace(s), nil })
+	return decodeText((*string)(t), raw, func(s string) (string, error) {
+		if s = strings.TrimSpace(s); len([]rune(s)) > models.MaxTermNameLen {
+			return "", fmt.Errorf("must be at most %d characters long", models.MaxTermNameLen)
+		}
+		return s, nil
+	})
 }
 
 // ParamSchema implements ParamSchema for the text parameters.

@@ -8,12 +8,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 	"github.com/maypok86/otter/v2"
 
-	"calendar/controllers"
 	"calendar/models"
 )
 
@@ -25,8 +24,11 @@ var cachedHeaders = []string{"Content-Type", "X-TEC-Total", "X-TEC-TotalPages", 
 // the answer was built (see models.Store.Version), so any committed write — on this instance or another sharing the
 // database — makes every older entry unreachable. Memory is bounded by the total size of the cached bodies.
 type Responses struct {
-	store *models.Store
-	cache *otter.Cache[string, *cachedAnswer]
+	versions *models.VersionReader
+	cache    *otter.Cache[string, *cachedAnswer]
+
+	mu       sync.Mutex
+	inflight map[string]chan struct{} // answers being built, so that concurrent misses build each only once
 }
 
 // cachedAnswer is one stored 200 answer.
@@ -50,16 +52,15 @@ func NewResponses(store *models.Store, maxBytes uint64) *Responses {
 	if err != nil {
 		panic(err) // only for invalid options, which are constant here
 	}
-	return &Responses{store: store, cache: cache}
+	return &Responses{versions: store.NewVersionReader(), cache: cache, inflight: map[string]chan struct{}{}}
 }
 
-// For returns the handler for one GET endpoint. timeDependent says the answer depends on the current time (lists
-// with a default date window, "now"-relative dates, upcoming filters): its cache key then includes the request's
-// clock second, which the handler reads through controllers.RequestTime, so a cached answer is exactly what the
-// handler would compute for that second.
-func (r *Responses) For(timeDependent bool) gin.HandlerFunc {
+// For returns the handler for one GET endpoint. clock (nil for endpoints whose answers never depend on the
+// time) names the period this request's answer holds for — the site's day for a default date window, the second
+// for "now"-relative dates and upcoming filters; the cache key includes it, and the handler reads the same clock
+// through controllers.RequestTime, so a cached answer is exactly what the handler would compute in that period.
+func (r *Responses) For(clock func(*gin.Context) string) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		now := controllers.RequestTime(c)
 		anonymous := models.UserFrom(c.Request.Context()) == nil
 		c.Header("Vary", "Authorization, Accept, Origin")
 		if anonymous {
@@ -71,11 +72,19 @@ func (r *Responses) For(timeDependent bool) gin.HandlerFunc {
 		if anonymous {
 			// Without a version the answer is built uncached: a handler that needs the database reports the
 			// outage itself, and one that does not (the namespace index, /doc) still answers.
-			if version, err := r.store.WithContext(c.Request.Context()).Version(c.Request.Context()); err == nil {
-				key = cacheKey(c, version, timeDependent, now)
-				if a, ok := r.cache.GetIfPresent(key); ok {
+			if version, err := r.versions.Version(c.Request.Context()); err == nil {
+				period := ""
+				if clock != nil {
+					period = clock(c)
+				}
+				key = cacheKey(c, version, period)
+				a, lead := r.cached(c, key)
+				if a != nil {
 					r.serveCached(c, a)
 					return
+				}
+				if lead {
+					defer r.done(key)
 				}
 			}
 		}
@@ -107,6 +116,41 @@ func (r *Responses) For(timeDependent bool) gin.HandlerFunc {
 	}
 }
 
+// cached returns the answer for key, waiting for it while another request builds it. Without an answer the
+// caller builds it; lead says it has taken the key and must call done(key) afterwards.
+func (r *Responses) cached(c *gin.Context, key string) (a *cachedAnswer, lead bool) {
+	for {
+		if a, ok := r.cache.GetIfPresent(key); ok {
+			return a, false
+		}
+		r.mu.Lock()
+		wait, building := r.inflight[key]
+		if !building {
+			r.inflight[key] = make(chan struct{})
+			r.mu.Unlock()
+			return nil, true
+		}
+		r.mu.Unlock()
+		select {
+		case <-wait:
+		case <-c.Request.Context().Done():
+			return nil, false
+		}
+		// Either the answer is cached now, or it was not cacheable (an error, too large) and the loop takes
+		// the key to build it once more.
+	}
+}
+
+// done wakes the requests waiting for key.
+func (r *Responses) done(key string) {
+	r.mu.Lock()
+	if ch, ok := r.inflight[key]; ok {
+		close(ch)
+		delete(r.inflight, key)
+	}
+	r.mu.Unlock()
+}
+
 func (r *Responses) serveCached(c *gin.Context, a *cachedAnswer) {
 	for k, v := range a.header {
 		c.Writer.Header()[k] = v
@@ -123,8 +167,8 @@ func (r *Responses) serveCached(c *gin.Context, a *cachedAnswer) {
 }
 
 // cacheKey identifies an anonymous answer: data version, path, the query in a canonical order, the Accept header
-// (content negotiation), and the clock second when the answer depends on time.
-func cacheKey(c *gin.Context, version int64, timeDependent bool, now time.Time) string {
+// (content negotiation), and the period of time the answer holds for.
+func cacheKey(c *gin.Context, version int64, period string) string {
 	var b strings.Builder
 	b.WriteString(strconv.FormatInt(version, 10))
 	b.WriteByte(' ')
@@ -145,10 +189,8 @@ func cacheKey(c *gin.Context, version int64, timeDependent bool, now time.Time) 
 	}
 	b.WriteString(" accept=")
 	b.WriteString(c.GetHeader("Accept"))
-	if timeDependent {
-		b.WriteString(" t=")
-		b.WriteString(strconv.FormatInt(now.Unix(), 10))
-	}
+	b.WriteString(" t=")
+	b.WriteString(period)
 	return b.String()
 }
 

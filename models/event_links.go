@@ -36,10 +36,11 @@ type termLink struct {
 }
 
 // termLinksSQL reads the categories and tags of a set of events in one statement, each by name within its event.
-const termLinksSQL = `SELECT 'c' AS kind, l.event_id, c.id, c.name, c.name_key, c.slug, c.description, c.parent_id, c.count
+var termLinksSQL = `SELECT 'c' AS kind, l.event_id, c.id, c.name, c.name_key, c.slug, c.description, c.parent_id, ` +
+	CategoryTaxonomy.countExpr("c") + ` AS count
 	FROM event_categories l JOIN categories c ON c.id = l.category_id WHERE l.event_id IN ?
 UNION ALL
-SELECT 't', l.event_id, t.id, t.name, t.name_key, t.slug, t.description, NULL, t.count
+SELECT 't', l.event_id, t.id, t.name, t.name_key, t.slug, t.description, NULL, ` + TagTaxonomy.countExpr("t") + `
 	FROM event_tags l JOIN tags t ON t.id = l.tag_id WHERE l.event_id IN ?
 ORDER BY 2, 1, 5, 3`
 
@@ -99,13 +100,13 @@ func (s *Store) linkQuery(ids []uint64, relation, order string) *gorm.DB {
 	return db.Where("event_id IN ?", ids).Order("event_id, " + order)
 }
 
-// EventTermIDs returns the categories and tags linked to the event, for recounting them.
-func (s *Store) EventTermIDs(eventID uint64) (categories, tags []uint64, err error) {
-	if err = s.db.Model(&EventCategory{}).Where("event_id = ?", eventID).Pluck("category_id", &categories).Error; err != nil {
-		return nil, nil, err
+// EventTermLinks returns what the event contributes to term counts as it is stored now.
+func (s *Store) EventTermLinks(e *Event) (TermLinks, error) {
+	links := TermLinks{Published: e.Status == StatusPublish}
+	if err := s.db.Model(&EventCategory{}).Where("event_id = ?", e.ID).Pluck("category_id", &links.Categories).Error; err != nil {
+		return links, err
 	}
-	err = s.db.Model(&EventTag{}).Where("event_id = ?", eventID).Pluck("tag_id", &tags).Error
-	return categories, tags, err
+	return links, s.db.Model(&EventTag{}).Where("event_id = ?", e.ID).Pluck("tag_id", &links.Tags).Error
 }
 
 // ReplaceEventVenues makes ids, in this order, the venues of the event.

@@ -8,14 +8,18 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// sqliteDriverName is the SQLite driver the store opens: go-sqlite3 with calendar_fold registered on every
-// connection. SQLite's own lower() and LIKE fold ASCII letters only, so "MÜNCHEN" would not find "München";
-// PostgreSQL's lower() folds every letter.
+// sqliteDriverName is the SQLite driver the store opens: go-sqlite3 with calendar_fold and calendar_distance
+// registered on every connection. SQLite's own lower() and LIKE fold ASCII letters only, so "MÜNCHEN" would not
+// find "München"; PostgreSQL's lower() folds every letter. calendar_distance is GreatCircleKm (geo.go): this
+// driver has no trigonometric functions without build tags.
 const sqliteDriverName = "sqlite3_calendar"
 
 func init() {
 	sql.Register(sqliteDriverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-		return c.RegisterFunc("calendar_fold", strings.ToLower, true)
+		if err := c.RegisterFunc("calendar_fold", strings.ToLower, true); err != nil {
+			return err
+		}
+		return c.RegisterFunc("calendar_distance", sqliteDistance, true)
 	}})
 }
 

@@ -33,29 +33,41 @@ func (s *Store) UniqueSlug(table, base string, exceptID uint64) (string, error) 
 	if err := s.lockSlug(slugLockKey(table, base)); err != nil {
 		return "", err
 	}
-	var taken []string
-	// Slugs may hold "_", a LIKE wildcard: escaped, so that only base-N slugs are candidates.
-	err := s.db.Table(table).Where(`(slug = ? OR slug LIKE ? ESCAPE '\') AND id <> ?`, base, escapeLike(base)+"-%", exceptID).
-		Pluck("slug", &taken).Error
-	if err != nil {
-		return "", err
-	}
-	used := make(map[string]bool, len(taken))
-	for _, t := range taken {
-		used[t] = true
-	}
-	if !used[base] {
-		return base, nil
-	}
-	for n := 2; ; n++ {
-		candidate := base + "-" + strconv.Itoa(n)
-		if !used[candidate] {
-			return candidate, nil
+	// Candidates are checked by exact match, a batch at a time, so every lookup uses the unique index (a LIKE
+	// 'base-%' cannot, under PostgreSQL's default collation).
+	for first := 1; ; first += slugBatch {
+		candidates := make([]string, 0, slugBatch)
+		for n := first; n < first+slugBatch; n++ {
+			candidates = append(candidates, slugCandidate(base, n))
 		}
-		if n > len(taken)+1 {
+		var taken []string
+		if err := s.db.Table(table).Where("slug IN ? AND id <> ?", candidates, exceptID).Pluck("slug", &taken).Error; err != nil {
+			return "", err
+		}
+		used := make(map[string]bool, len(taken))
+		for _, t := range taken {
+			used[t] = true
+		}
+		for _, c := range candidates {
+			if !used[c] {
+				return c, nil
+			}
+		}
+		if first > 100*slugBatch {
 			return "", fmt.Errorf("no free slug for %q", base)
 		}
 	}
+}
+
+// slugBatch is how many candidate slugs one lookup checks.
+const slugBatch = 20
+
+// slugCandidate is base for n = 1, and base-n after (reference §9.8: the first duplicate is base-2).
+func slugCandidate(base string, n int) string {
+	if n == 1 {
+		return base
+	}
+	return base + "-" + strconv.Itoa(n)
 }
 
 // slugLockKey is the advisory-lock key of a slug base within a table.

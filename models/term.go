@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -97,9 +98,16 @@ type TermFilter struct {
 // termColumns is what the store reads of a term of tax.
 func (tax *Taxonomy) termColumns() string {
 	if tax.hierarchical {
-		return "id, name, name_key, slug, description, parent_id, count"
+		return "id, name, name_key, slug, description, parent_id, " + tax.countExpr(tax.table) + " AS count"
 	}
-	return "id, name, name_key, slug, description, count"
+	return "id, name, name_key, slug, description, " + tax.countExpr(tax.table) + " AS count"
+}
+
+// countExpr is the current count of the term in table (or alias) t: its stored count plus the deltas not yet
+// folded into it (see AdjustTermCounts).
+func (tax *Taxonomy) countExpr(t string) string {
+	return "(" + t + ".count + COALESCE((SELECT SUM(d.delta) FROM term_count_deltas d WHERE d.taxonomy = '" +
+		tax.table + "' AND d.term_id = " + t + ".id), 0))"
 }
 
 // Term reads one term; ErrNotFound when tax has no term with that ID.
@@ -220,7 +228,7 @@ func (f TermFilter) scope(tax *Taxonomy) func(*gorm.DB) *gorm.DB {
 			q = q.Where("id IN (SELECT "+tax.joinColumn+" FROM "+tax.joinTable+" WHERE event_id = ?)", *f.EventID)
 		}
 		if f.HideEmpty {
-			q = q.Where("count > 0")
+			q = q.Where(tax.countExpr(tax.table) + " > 0")
 		}
 		return q
 	}
@@ -232,7 +240,7 @@ func (f TermFilter) scope(tax *Taxonomy) func(*gorm.DB) *gorm.DB {
 var termOrderColumns = map[string]string{
 	"id": "id", "term_id": "id", "term_taxonomy_id": "id", "term_group": "id", "taxonomy": "id",
 	"term_order": "id", "none": "id",
-	"name": "name_key", "slug": "slug", "count": "count", "description": "description",
+	"name": "name_key", "slug": "slug", "count": "count", "description": "description", // count: countExpr
 	"parent": "COALESCE(parent_id, 0)",
 }
 
@@ -262,6 +270,9 @@ func termOrder(tax *Taxonomy, f TermFilter) clause.OrderBy {
 		if key == "parent" {
 			col = "id"
 		}
+	}
+	if col == "count" {
+		col = tax.countExpr(tax.table)
 	}
 	order := col + dir
 	if col != "id" {
@@ -777,9 +788,106 @@ func (s *Store) recountTerms(tax *Taxonomy, ids []uint64) error {
 			return err
 		}
 	}
+	if err := s.db.Exec("DELETE FROM term_count_deltas WHERE taxonomy = ? AND term_id IN ?", tax.table, ids).Error; err != nil {
+		return err
+	}
 	return s.db.Exec("UPDATE "+tax.table+" SET count = (SELECT COUNT(*) FROM "+tax.joinTable+" j "+
 		"JOIN events e ON e.id = j.event_id WHERE j."+tax.joinColumn+" = "+tax.table+".id AND e.status = ?) "+
 		"WHERE id IN ?", StatusPublish, ids).Error
+}
+
+// TermLinks is what an event contributes to term counts: its categories and tags, and whether it is published.
+type TermLinks struct {
+	Published  bool
+	Categories []uint64
+	Tags       []uint64
+}
+
+// AdjustTermCounts records how an event write moves term counts: each term the event counted for before the write
+// but not after loses one, each it counts for after but not before gains one. The changes are appended as
+// deltas, so concurrent writers sharing a term never wait for each other; readers add the pending deltas
+// (countExpr) and CompactTermCounts folds them into the counts.
+func (s *Store) AdjustTermCounts(before, after TermLinks) error {
+	counted := func(l TermLinks, ids []uint64) map[uint64]bool {
+		set := map[uint64]bool{}
+		if l.Published {
+			for _, id := range ids {
+				set[id] = true
+			}
+		}
+		return set
+	}
+	var deltas []TermCountDelta
+	for _, t := range []struct {
+		tax           *Taxonomy
+		before, after map[uint64]bool
+	}{
+		{CategoryTaxonomy, counted(before, before.Categories), counted(after, after.Categories)},
+		{TagTaxonomy, counted(before, before.Tags), counted(after, after.Tags)},
+	} {
+		for id := range t.after {
+			if !t.before[id] {
+				deltas = append(deltas, TermCountDelta{Taxonomy: t.tax.table, TermID: id, Delta: 1})
+			}
+		}
+		for id := range t.before {
+			if !t.after[id] {
+				deltas = append(deltas, TermCountDelta{Taxonomy: t.tax.table, TermID: id, Delta: -1})
+			}
+		}
+	}
+	if len(deltas) == 0 {
+		return nil
+	}
+	return s.db.Create(&deltas).Error
+}
+
+// TermCountDelta is a change of a term's count not yet folded into it.
+type TermCountDelta struct {
+	ID       uint64 `gorm:"primaryKey"`
+	Taxonomy string `gorm:"size:16;not null"`
+	TermID   uint64 `gorm:"not null"`
+	Delta    int    `gorm:"not null"`
+}
+
+// TableName is the table of count deltas (the inflection library does not know the plural of "delta").
+func (TermCountDelta) TableName() string { return "term_count_deltas" }
+
+// CompactTermCounts folds the pending count deltas into the counts, in one transaction: the deltas it deletes are
+// exactly the ones it adds (DELETE … RETURNING), so a concurrent writer's delta is either folded or left for next
+// time, never lost or counted twice. It returns how many deltas it folded.
+func (s *Store) CompactTermCounts(ctx context.Context) (int, error) {
+	var folded int
+	err := s.Tx(ctx, func(tx *Store) error {
+		var moved []TermCountDelta
+		if err := tx.db.Raw("DELETE FROM term_count_deltas RETURNING taxonomy, term_id, delta").Scan(&moved).Error; err != nil {
+			return err
+		}
+		folded = len(moved)
+		sums := map[string]map[uint64]int{}
+		for _, d := range moved {
+			if sums[d.Taxonomy] == nil {
+				sums[d.Taxonomy] = map[uint64]int{}
+			}
+			sums[d.Taxonomy][d.TermID] += d.Delta
+		}
+		for _, tax := range []*Taxonomy{CategoryTaxonomy, TagTaxonomy} {
+			ids := make([]uint64, 0, len(sums[tax.table]))
+			for id, sum := range sums[tax.table] {
+				if sum != 0 {
+					ids = append(ids, id)
+				}
+			}
+			sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+			for _, id := range ids { // in ID order, so that two compactors cannot deadlock
+				if err := tx.db.Exec("UPDATE "+tax.table+" SET count = count + ? WHERE id = ?", sums[tax.table][id], id).Error; err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return folded, err
 }
 
 // lockTermNames serialises writers of the same term names (PostgreSQL; SQLite already runs one writer at a time),

@@ -4,12 +4,14 @@ import (
 	"context"
 	"math/rand/v2"
 	"strings"
+	"sync"
+	"time"
 
 	"gorm.io/gorm"
 )
 
 // versionShards spreads the data version over several rows so that concurrent writers do not queue on one lock.
-const versionShards = 16
+const versionShards = 64
 
 // DataVersion is one shard of the data version: the sum over all shards grows by one with every committed write
 // transaction, so two equal sums mean no write committed in between (on any instance sharing the database).
@@ -26,8 +28,17 @@ func (s *Store) Version(ctx context.Context) (int64, error) {
 }
 
 // bumpVersion records a write; it runs inside the writing transaction, so readers see the new version exactly
-// when they can see the write.
+// when they can see the write. On PostgreSQL it takes a shard no other transaction holds (SKIP LOCKED), so writers
+// never wait for each other's commits here; only when every shard is taken does it wait for a random one.
 func bumpVersion(db *gorm.DB) error {
+	if db.Dialector.Name() == Postgres {
+		res := db.Exec(`UPDATE data_versions SET version = version + 1 WHERE shard =
+			(SELECT shard FROM data_versions WHERE shard >= ? ORDER BY shard LIMIT 1 FOR UPDATE SKIP LOCKED)`,
+			rand.IntN(versionShards))
+		if res.Error != nil || res.RowsAffected == 1 {
+			return res.Error
+		}
+	}
 	return db.Exec("UPDATE data_versions SET version = version + 1 WHERE shard = ?", rand.IntN(versionShards)).Error
 }
 
@@ -61,4 +72,62 @@ func registerVersionCallbacks(db *gorm.DB) error {
 		return err
 	}
 	return db.Callback().Delete().After("gorm:delete").Register("calendar:version", bump)
+}
+
+// VersionReader reads the data version for many concurrent requests with few queries, without weakening
+// freshness: a caller waits for the next read that *starts after* it asked. That read's snapshot includes every
+// write committed before the caller arrived, exactly as a read of its own would, so sharing it is safe; callers
+// that arrive while a read runs wait for the following one.
+type VersionReader struct {
+	store   *Store
+	mu      sync.Mutex
+	waiting []chan versionResult
+	running bool
+}
+
+type versionResult struct {
+	version int64
+	err     error
+}
+
+// NewVersionReader returns a reader of s's data version.
+func (s *Store) NewVersionReader() *VersionReader { return &VersionReader{store: s} }
+
+// Version returns a data version at least as new as every write committed before the call.
+func (r *VersionReader) Version(ctx context.Context) (int64, error) {
+	ch := make(chan versionResult, 1)
+	r.mu.Lock()
+	r.waiting = append(r.waiting, ch)
+	if !r.running {
+		r.running = true
+		go r.readRounds()
+	}
+	r.mu.Unlock()
+	select {
+	case res := <-ch:
+		return res.version, res.err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// readRounds runs one read for everyone waiting, then again for those who came meanwhile, until nobody waits.
+func (r *VersionReader) readRounds() {
+	for {
+		r.mu.Lock()
+		batch := r.waiting
+		r.waiting = nil
+		if len(batch) == 0 {
+			r.running = false
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		v, err := r.store.Version(ctx)
+		cancel()
+		for _, ch := range batch {
+			ch <- versionResult{v, err}
+		}
+	}
 }

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -71,4 +72,43 @@ func TestRawWritesOutsideATransactionAdvanceTheDataVersion(t *testing.T) {
 	if after != before+1 {
 		t.Fatalf("a raw insert moved the version from %d to %d (reads must not move it)", before, after)
 	}
+}
+
+// TestAVersionReadNeverPredatesTheCall proves the coalesced reader's guarantee under concurrency: a version
+// obtained after a write committed is never older than that write.
+func TestAVersionReadNeverPredatesTheCall(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(SQLite, filepath.Join(t.TempDir(), "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reader := s.NewVersionReader()
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 30; i++ {
+				if err := s.Tx(ctx, func(*Store) error { return nil }); err != nil {
+					t.Error(err)
+					return
+				}
+				committed, err := s.Version(ctx) // at least this write
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got, err := reader.Version(ctx)
+				if err != nil || got < committed {
+					t.Errorf("reader gave %d (%v) after the version reached %d", got, err, committed)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
 }

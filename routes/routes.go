@@ -34,11 +34,15 @@ func Table(app *controllers.App) []controllers.Route {
 				Respond(http.StatusOK, "OpenAPIDocument", "The OpenAPI 3 document of the interface"),
 		}},
 		{Path: "/events", Endpoints: []controllers.Endpoint{
-			controllers.Get(events.List).DependsOnTime().
+			controllers.Get(events.List).ClockedBy(events.ListClock).
 				Doc("List events", "The events the caller may see that pass every filter, ordered by start date then ID, "+
 					"one page at a time. Events hidden from listings are never listed. Without date parameters the window "+
 					"is 00:00 today (site time) to 23:59:59 of the day two years ahead; any starts_*/ends_* parameter drops "+
-					"it, include drops every date bound. Totals are in X-TEC-Total and X-TEC-TotalPages, links in Link.").
+					"it, include drops every date bound. geoloc=true keeps events at a venue with coordinates; "+
+					"geoloc_lat and geoloc_lng (with or without geoloc=true) keep events with a venue within "+
+					"geoloc_radius geoloc_unit of that point by great-circle distance (default radius and unit: "+
+					"the service's configuration); geoloc=false switches the geolocation filter off. Totals are in "+
+					"X-TEC-Total and X-TEC-TotalPages, links in Link.").
 				Respond(http.StatusOK, "EventList", "A page of events").
 				Respond(http.StatusBadRequest, "Error", "A bad filter (rest_invalid_param)").
 				Respond(http.StatusNotFound, "Error", "A page past the last (event-archive-page-not-found)"),
@@ -103,7 +107,7 @@ func linkedRoutes(name, plural, schema string, e linkedEndpoints) []controllers.
 	}
 	return []controllers.Route{
 		{Path: "/" + plural, Endpoints: []controllers.Endpoint{
-			e.list.DependsOnTime().Doc("List "+plural, "Newest first (publication date). Visitors see published "+plural+" only and "+
+			e.list.ClockedBy(controllers.UpcomingClock).Doc("List "+plural, "Newest first (publication date). Visitors see published "+plural+" only and "+
 				"may only ask for status=publish; contributors and above may ask for any statuses (by default every status "+
 				"but trash) and see what they may read one by one: published "+plural+" and their own, all of them for "+
 				"editors. search matches when every word fragment "+
@@ -313,7 +317,7 @@ func New(app *controllers.App) http.Handler {
 		for _, e := range route.Endpoints {
 			for _, m := range e.Methods {
 				if m == http.MethodGet {
-					api.Handle(m, path, responses.For(e.TimeDependent), e.Handler())
+					api.Handle(m, path, responses.For(e.Clock), e.Handler())
 				} else {
 					api.Handle(m, path, e.Handler())
 				}
