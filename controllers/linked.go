@@ -647,6 +647,8 @@ func (k *linkedKind[T, P, In]) list(a *App, c *gin.Context, in *LinkedList) erro
 		return err
 	}
 	filter := models.LinkedFilter{Statuses: statuses, Viewer: user}
+	// hidden: the event filter names an event whose links the caller may not see; the list is empty.
+	hidden := false
 	args := QueryArgs{}.Add("page", strconv.Itoa(page.Number)).Add("per_page", strconv.Itoa(page.Size))
 	if in.Search.Set {
 		if filter.Search, err = searchFragments(in.Search.V); err != nil {
@@ -656,13 +658,14 @@ func (k *linkedKind[T, P, In]) list(a *App, c *gin.Context, in *LinkedList) erro
 	}
 	if in.Event.Set {
 		filter.EventID = uint64(in.Event.V)
-		exists, err := models.LinkedEventExists(store, filter.EventID)
+		exists, visible, err := store.EventLinksVisible(filter.EventID, user)
 		if err != nil {
 			return err
 		}
 		if !exists {
 			return models.InvalidParam("event", fmt.Sprintf("no event has the ID %d", filter.EventID))
 		}
+		hidden = !visible
 		args = args.Add("event", strconv.FormatUint(filter.EventID, 10))
 	}
 	if in.HasEvents.Set {
@@ -677,9 +680,12 @@ func (k *linkedKind[T, P, In]) list(a *App, c *gin.Context, in *LinkedList) erro
 	}
 	args = args.Add("status", echoStatus)
 
-	recs, total, err := models.ListLinked[T, P](store, filter, page)
-	if err != nil {
-		return err
+	var recs []T
+	var total int64
+	if !hidden {
+		if recs, total, err = models.ListLinked[T, P](store, filter, page); err != nil {
+			return err
+		}
 	}
 	if len(recs) == 0 && page.Number > 1 {
 		return models.Errorf(models.KindNotFound, k.name+"-archive-page-not-found",

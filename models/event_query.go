@@ -39,20 +39,24 @@ func EventsListed() Scope {
 
 // EventsVisibleTo keeps the events u may read (User.CanRead): published ones for everyone; for contributors and
 // authors also their own that they may edit; everything for editors and administrators.
-func EventsVisibleTo(u *User) Scope {
+func EventsVisibleTo(u *User) Scope { return readableBy("events", u) }
+
+// readableBy keeps the rows of table (events, venues or organizers: their status and author columns) that u may
+// read one by one (User.CanRead), so that a list never shows what a single read refuses. table is a trusted name.
+func readableBy(table string, u *User) Scope {
 	return func(db *gorm.DB) *gorm.DB {
 		switch {
 		case u.can(capEditOthers) && u.can(capReadPrivate) && u.can(capEditPublished):
 			return db
 		case u.can(capEditPublished):
-			return db.Where("(events.status = ? OR events.author_id = ?)", StatusPublish, u.ID)
+			return db.Where("("+table+".status = ? OR "+table+".author_id = ?)", StatusPublish, u.ID)
 		case u.can(capEdit):
 			unpublished := []string{StatusDraft, StatusPending, StatusPrivate}
-			return db.Where("(events.status = ? OR (events.author_id = ? AND (events.status IN ? OR "+
-				"(events.status = ? AND events.trashed_status IN ?))))",
+			return db.Where("("+table+".status = ? OR ("+table+".author_id = ? AND ("+table+".status IN ? OR "+
+				"("+table+".status = ? AND "+table+".trashed_status IN ?))))",
 				StatusPublish, u.ID, unpublished, StatusTrash, unpublished)
 		}
-		return db.Where("events.status = ?", StatusPublish)
+		return db.Where(table+".status = ?", StatusPublish)
 	}
 }
 

@@ -186,7 +186,7 @@ func unlinkFromEvents[T any](s *Store, id uint64) error {
 type LinkedFilter struct {
 	// Statuses the records may have (the controller applies the visibility rules of reference §5.4).
 	Statuses []string
-	// Viewer is the caller: private records are limited to its own unless it may read private records.
+	// Viewer is the caller: only the records it may read one by one are listed (User.CanRead).
 	Viewer *User
 	// Search holds word fragments that must all appear, ignoring case, in one of the searched columns.
 	Search []string
@@ -226,14 +226,7 @@ func ListLinked[T any, P LinkedRecord[T]](s *Store, f LinkedFilter, p Page) ([]T
 // filter applies f to a query on the kind's table. Every value is bound; only trusted names are spliced in.
 func (k linkedKind) filter(s *Store, db *gorm.DB, f LinkedFilter) *gorm.DB {
 	t := k.table
-	db = db.Where(t+".status IN ?", f.Statuses)
-	if containsString(f.Statuses, StatusPrivate) && !f.Viewer.can(capReadPrivate) {
-		var viewerID uint64
-		if f.Viewer != nil {
-			viewerID = f.Viewer.ID
-		}
-		db = db.Where(t+".status <> ? OR "+t+".author_id = ?", StatusPrivate, viewerID)
-	}
+	db = readableBy(t, f.Viewer)(db.Where(t+".status IN ?", f.Statuses))
 	if len(f.Search) > 0 {
 		db = db.Where(k.searchCondition(s, f.Search))
 	}
@@ -287,14 +280,6 @@ func visibleEventCondition(viewer *User) (string, []any) {
 	return "e.status = 'publish'", nil
 }
 
-// LinkedEventExists tells whether an event with this ID exists (the event filter of the venue and organizer
-// lists must name one).
-func LinkedEventExists(s *Store, id uint64) (bool, error) {
-	var n int64
-	err := s.db.Table("events").Where("id = ?", id).Limit(1).Count(&n).Error
-	return n > 0, err
-}
-
 // FindImage returns the image with this ID, or ErrNotFound.
 func FindImage(s *Store, id uint64) (*Image, error) {
 	var img Image
@@ -320,15 +305,6 @@ func ImageForURL(s *Store, url, extension string) (*Image, error) {
 		return nil, fmt.Errorf("image %q vanished: %w", url, err)
 	}
 	return &img, nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Linked gives the fields venues share with organizers.

@@ -168,7 +168,7 @@ func (s *Store) checkTermFilter(tax *Taxonomy, f TermFilter) (bool, error) {
 	}
 	visible := true
 	if f.EventID != nil {
-		exists, canSee, err := s.eventTermsVisible(*f.EventID, f.Viewer)
+		exists, canSee, err := s.EventLinksVisible(*f.EventID, f.Viewer)
 		if err != nil {
 			return false, err
 		}
@@ -183,9 +183,10 @@ func (s *Store) checkTermFilter(tax *Taxonomy, f TermFilter) (bool, error) {
 	return visible, nil
 }
 
-// eventTermsVisible tells whether the event exists, and whether viewer may see its terms: events the viewer cannot
-// read, and password-protected ones the viewer cannot edit, show no terms (as embeds redact them, reference §1.6).
-func (s *Store) eventTermsVisible(id uint64, viewer *User) (exists, visible bool, err error) {
+// EventLinksVisible tells whether the event exists, and whether viewer may see its links (terms, venues,
+// organizers): events the viewer cannot read, and password-protected ones the viewer cannot edit, show none (as
+// lists and embeds redact them, reference §1.6), so the list filters on an event reveal no more than its record.
+func (s *Store) EventLinksVisible(id uint64, viewer *User) (exists, visible bool, err error) {
 	var ev struct {
 		AuthorID      uint64
 		Status        string

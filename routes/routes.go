@@ -108,12 +108,14 @@ func linkedRoutes(name, plural, schema string, e linkedEndpoints) []controllers.
 	return []controllers.Route{
 		{Path: "/" + plural, Endpoints: []controllers.Endpoint{
 			e.list.ClockedBy(controllers.UpcomingClock).Doc("List "+plural, "Newest first (publication date). Visitors see published "+plural+" only and "+
-				"may only ask for status=publish; contributors and above see every status but trash (others' private "+
-				"ones only with read_private rights) and may ask for any. search matches when every word fragment "+
+				"may only ask for status=publish; contributors and above may ask for any statuses (by default every status "+
+				"but trash) and see what they may read one by one: published "+plural+" and their own, all of them for "+
+				"editors. search matches when every word fragment "+
 				"appears, ignoring case, in one of the searched fields ("+strings.Join(controllers.LinkedSearchedFields[name], ", ")+
 				"). has_events=true keeps "+plural+" linked to an event that is not a draft, pending or trashed, false "+
 				"exactly the others; only_with_upcoming=true keeps those linked to an event you may see that has not "+
-				"started; event keeps those linked to that event (400 if it does not exist). Filters combine; total "+
+				"started; event keeps those linked to that event (400 if it does not exist; none when the caller may not see its "+
+				"links: it may not read the event, or a password protects it and it may not edit it). Filters combine; total "+
 				"and X-TEC-Total count them all. A page past the last is 404 "+name+"-archive-page-not-found.").
 				Respond(http.StatusOK, schema+"List", "One page of "+plural).
 				Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").

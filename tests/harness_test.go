@@ -457,6 +457,10 @@ func warmPool(t *testing.T, app *App, n int) {
 	if app.Store.Dialect() != models.Postgres {
 		return
 	}
+	// More than the pool's limit would wait forever for a connection this loop itself holds.
+	if limit := app.Store.SQLDB().Stats().MaxOpenConnections; limit > 0 && n > limit {
+		n = limit
+	}
 	conns := make([]*sql.Conn, 0, n)
 	for i := 0; i < n; i++ {
 		c, err := app.Store.SQLDB().Conn(context.Background())
