@@ -24,7 +24,6 @@ var reviewedSQL = map[string]string{
 	"event_links.go:LoadEventLinks": "termLinksSQL, a package variable assembled from literals only; the IDs bound",
 	"geo.go:atVenuesWhere":          "cond is the literal of EventsAtGeolocatedVenues, or EventsNear's literal BETWEEN conditions and distanceKm's SQL (literal column names, the constant Earth radius); every coordinate and the radius bound",
 	"term.go:CompactTermCounts":     "tax.table of the two taxonomies; the sums and IDs bound",
-	"event_links.go:linkQuery":      "relation is Venue or Organizer and order a literal, both from LoadEventLinks; IDs bound",
 	"event_query.go:EventsListed":   "isFalse of the literal column events.hide_from_listings",
 	"event_query.go:EventsMatching": "containsFold of the literal columns of searchedColumns; the search terms are bound, wildcards escaped",
 	"event_query.go:boolColumn":     "column is a literal of EventsFeatured or EventsTicketed",
@@ -50,7 +49,6 @@ var reviewedSQL = map[string]string{
 	"term.go:missingIDs":            "table is a taxonomy's table, or the literal venues or organizers (MissingVenueIDs, MissingOrganizerIDs)",
 	"term.go:recountTerms":          "tax.table, joinTable and joinColumn of the two taxonomies; IDs and status bound",
 	"term.go:scope":                 "tax.joinColumn and tax.joinTable of the two taxonomies; every filter value bound, wildcards escaped",
-	"term.go:termFilterIDs":         "tax.table of the two taxonomies; IDs bound",
 	"term.go:termOrder":             "the column comes from termOrderColumns, an allow-list keyed by orderby (unknown keys: name_key); the direction is ASC or DESC; CASE positions are loop indexes and the IDs bound",
 	"term.go:termsNamed":            "tax.table of the two taxonomies; slugs and name keys bound",
 }
