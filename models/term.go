@@ -849,10 +849,13 @@ func (TermCountDelta) TableName() string { return "term_count_deltas" }
 
 // CompactTermCounts folds the pending count deltas into the counts, in one transaction: the deltas it deletes are
 // exactly the ones it adds (DELETE … RETURNING), so a concurrent writer's delta is either folded or left for next
-// time, never lost or counted twice. It returns how many deltas it folded.
+// time, never lost or counted twice. It returns how many deltas it folded. Every answer reads a count as the stored
+// count plus its pending deltas, so folding changes no answer: it runs outside Tx, without advancing the data
+// version, and cached answers stay valid.
 func (s *Store) CompactTermCounts(ctx context.Context) (int, error) {
 	var folded int
-	err := s.Tx(ctx, func(tx *Store) error {
+	err := s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
+		tx := &Store{db: db, dialect: s.dialect}
 		var moved []TermCountDelta
 		if err := tx.db.Raw("DELETE FROM term_count_deltas RETURNING taxonomy, term_id, delta").Scan(&moved).Error; err != nil {
 			return err

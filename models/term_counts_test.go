@@ -51,9 +51,13 @@ func TestTermCountsAddPendingDeltasAndCompactionFoldsThem(t *testing.T) {
 	if c, g := counts(); c != 2 || g != 1 {
 		t.Fatalf("before compaction: counts %d and %d, want 2 and 1", c, g)
 	}
+	before, _ := s.Version(ctx)
 	folded, err := s.CompactTermCounts(ctx)
 	if err != nil || folded != 9 { // 3×2 for the creates, 2 for the draft, 1 for the lost tag
 		t.Fatalf("compaction folded %d deltas (%v), want 9", folded, err)
+	}
+	if after, _ := s.Version(ctx); after != before {
+		t.Fatalf("compaction moved the data version from %d to %d: it changes no answer, cached ones must stay", before, after)
 	}
 	if c, g := counts(); c != 2 || g != 1 {
 		t.Fatalf("after compaction: counts %d and %d, want 2 and 1", c, g)
