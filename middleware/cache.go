@@ -5,12 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gin-gonic/gin"
+	"github.com/klauspost/compress/s2"
 	"github.com/maypok86/otter/v2"
 
 	"calendar/models"
@@ -29,12 +30,14 @@ type Responses struct {
 
 	mu       sync.Mutex
 	inflight map[string]chan struct{} // answers being built, so that concurrent misses build each only once
+	hits     atomic.Uint64            // anonymous answers served from the cache
+	misses   atomic.Uint64            // anonymous answers built by their handler
 }
 
 // cachedAnswer is one stored 200 answer.
 type cachedAnswer struct {
 	header http.Header
-	body   []byte
+	body   []byte // S2-compressed: JSON shrinks several times, so the same memory holds several times the answers
 	etag   string
 }
 
@@ -80,9 +83,11 @@ func (r *Responses) For(clock func(*gin.Context) string) gin.HandlerFunc {
 				key = cacheKey(c, version, period)
 				a, lead := r.cached(c, key)
 				if a != nil {
+					r.hits.Add(1)
 					r.serveCached(c, a)
 					return
 				}
+				r.misses.Add(1)
 				if lead {
 					defer r.done(key)
 				}
@@ -105,7 +110,7 @@ func (r *Responses) For(clock func(*gin.Context) string) gin.HandlerFunc {
 			c.Header("ETag", etag)
 		}
 		if key != "" && w.buf.Len() <= maxCachedBody {
-			r.cache.Set(key, &cachedAnswer{header: pickHeaders(c.Writer.Header()), body: bytes.Clone(w.buf.Bytes()), etag: etag})
+			r.cache.Set(key, &cachedAnswer{header: pickHeaders(c.Writer.Header()), body: s2.Encode(nil, w.buf.Bytes()), etag: etag})
 		}
 		if notModified(c, etag) {
 			c.Status(http.StatusNotModified)
@@ -115,6 +120,9 @@ func (r *Responses) For(clock func(*gin.Context) string) gin.HandlerFunc {
 		w.flush()
 	}
 }
+
+// Stats returns how many anonymous answers were served from the cache and how many were built by their handler.
+func (r *Responses) Stats() (hits, misses uint64) { return r.hits.Load(), r.misses.Load() }
 
 // cached returns the answer for key, waiting for it while another request builds it. Without an answer the
 // caller builds it; lead says it has taken the key and must call done(key) afterwards.
@@ -162,8 +170,12 @@ func (r *Responses) serveCached(c *gin.Context, a *cachedAnswer) {
 		c.Writer.WriteHeaderNow()
 		return
 	}
+	body, err := s2.Decode(nil, a.body)
+	if err != nil {
+		panic(err) // the cache only holds what s2.Encode wrote
+	}
 	c.Status(http.StatusOK)
-	_, _ = c.Writer.Write(a.body)
+	_, _ = c.Writer.Write(body)
 }
 
 // cacheKey identifies an anonymous answer: data version, path, the query in a canonical order, the Accept header
@@ -173,22 +185,10 @@ func cacheKey(c *gin.Context, version int64, period string) string {
 	b.WriteString(strconv.FormatInt(version, 10))
 	b.WriteByte(' ')
 	b.WriteString(c.Request.URL.Path)
-	q := c.Request.URL.Query()
-	keys := make([]string, 0, len(q))
-	for k := range q {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		for _, v := range q[k] {
-			b.WriteByte('&')
-			b.WriteString(k)
-			b.WriteByte('=')
-			b.WriteString(v)
-		}
-	}
+	b.WriteByte('?')
+	b.WriteString(c.Request.URL.Query().Encode()) // sorted by key and escaped, so distinct queries never collide
 	b.WriteString(" accept=")
-	b.WriteString(c.GetHeader("Accept"))
+	b.WriteString(strconv.Quote(c.GetHeader("Accept")))
 	b.WriteString(" t=")
 	b.WriteString(period)
 	return b.String()

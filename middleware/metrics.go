@@ -38,6 +38,17 @@ func NewMetrics(db *sql.DB) *Metrics {
 	return m
 }
 
+// WatchCache exports the response cache's hit and miss counts.
+func (m *Metrics) WatchCache(r *Responses) {
+	m.registry.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "calendar_response_cache_hits_total", Help: "Anonymous GET answers served from the response cache.",
+		}, func() float64 { h, _ := r.Stats(); return float64(h) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "calendar_response_cache_misses_total", Help: "Anonymous GET answers built by their handler.",
+		}, func() float64 { _, m := r.Stats(); return float64(m) }))
+}
+
 // Middleware records each request under its route pattern (never the raw path, so labels stay bounded).
 func (m *Metrics) Middleware() gin.HandlerFunc {
 	return func(c *gin.Context) {

@@ -312,6 +312,7 @@ func New(app *controllers.App) http.Handler {
 
 	api := r.Group(app.Config.APIRoot())
 	responses := middleware.NewResponses(app.Store, responseCacheBytes)
+	metrics.WatchCache(responses)
 	for _, route := range Table(app) {
 		path := strings.TrimSuffix(route.Path, "/")
 		for _, e := range route.Endpoints {

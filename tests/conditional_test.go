@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -88,5 +89,33 @@ func TestAWriteIsVisibleToTheVeryNextReadOnEveryInstance(t *testing.T) {
 	tag := b.Get("/tags/1").ExpectStatus(t, http.StatusOK).JSON(t)
 	if tag["description"] != "from SQL" {
 		t.Fatalf("a direct database write is not visible: %v", tag)
+	}
+}
+
+// TestQueriesThatLookAlikeAreCachedApart proves the cache tells apart a query whose value contains "&" and "="
+// from the query those characters would spell: each gets its own answer, in either order.
+func TestQueriesThatLookAlikeAreCachedApart(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleEditor)
+	for _, name := range []string{"alpha one", "alpha two", "beta"} {
+		app.Do(Request{Method: http.MethodPost, Path: "/tags", Body: map[string]any{"name": name}, Token: token}).
+			ExpectStatus(t, http.StatusCreated)
+	}
+	split := "/tags?hide_empty=0&order=asc&search=alpha"      // the two alpha tags
+	joined := "/tags?hide_empty=0&order=asc%26search%3Dalpha" // every tag: an order that is not asc, no search
+	for round, order := range [][]string{{split, joined}, {joined, split}} {
+		for _, path := range order {
+			body := app.Get(path).ExpectStatus(t, http.StatusOK).JSON(t)
+			want := 2
+			if path == joined {
+				want = 3 + round
+			}
+			if body["total"] != float64(want) {
+				t.Fatalf("GET %s (after %s) answered %v tags, want %d: %v", path, order[0], body["total"], want, body)
+			}
+		}
+		app.Do(Request{Method: http.MethodPost, Path: "/tags", Body: map[string]any{"name": fmt.Sprint("other ", round)}, Token: token}).
+			ExpectStatus(t, http.StatusCreated) // a new data version, so the second order starts uncached
 	}
 }

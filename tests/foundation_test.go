@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"io"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -93,6 +95,30 @@ func TestMetricsCountRequestsByRoutePattern(t *testing.T) {
 		if !strings.Contains(metrics, want) {
 			t.Fatalf("/metrics lacks %s", want)
 		}
+	}
+}
+
+func TestMetricsCountResponseCacheHitsAndMisses(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	app.Get("/").ExpectStatus(t, http.StatusOK) // the suite's response validation reads /doc once, first
+	counts := func() (hits, misses int) {
+		metrics := string(app.Get("//metrics").Body)
+		for name, n := range map[string]*int{"hits": &hits, "misses": &misses} {
+			m := regexp.MustCompile(`(?m)^calendar_response_cache_` + name + `_total (\d+)$`).FindStringSubmatch(metrics)
+			if m == nil {
+				t.Fatalf("/metrics lacks calendar_response_cache_%s_total", name)
+			}
+			*n, _ = strconv.Atoi(m[1])
+		}
+		return hits, misses
+	}
+	hits, misses := counts()
+	for i := 0; i < 3; i++ {
+		app.Get("/categories").ExpectStatus(t, http.StatusOK)
+	}
+	if h, m := counts(); h-hits != 2 || m-misses != 1 {
+		t.Fatalf("three reads of one list: %d hits and %d misses, want 2 and 1", h-hits, m-misses)
 	}
 }
 
