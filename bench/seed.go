@@ -7,8 +7,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
@@ -58,18 +60,12 @@ type seeder struct {
 func seed(ctx context.Context, store *models.Store, n int, authorID uint64) error {
 	s := &seeder{db: store.DB().WithContext(ctx).Session(&gorm.Session{CreateBatchSize: seedBatch}),
 		rng: rand.New(rand.NewPCG(42, 2026)), now: time.Now().UTC().Truncate(time.Second), author: authorID}
-	if store.Dialect() == models.Postgres {
-		// The seeding session need not wait for the disk on every batch; the data is re-creatable.
-		if err := s.db.Exec("SET synchronous_commit = off").Error; err != nil {
-			return err
-		}
-	}
 	steps := []struct {
 		name string
 		fn   func() error
 	}{
 		{"venues", s.venues}, {"organizers", s.organizers}, {"categories", s.categories}, {"tags", s.tags},
-		{"events", func() error { return s.events(n) }}, {"sequences and counts", func() error { return s.finish(store) }},
+		{"events", func() error { return s.events(ctx, n) }}, {"sequences and counts", func() error { return s.finish(store) }},
 	}
 	for _, step := range steps {
 		start := time.Now()
@@ -161,35 +157,127 @@ func (s *seeder) tags() error {
 	return s.db.Omit(clause.Associations).Create(&rows).Error
 }
 
+// eventBatch is one batch of events with their links.
+type eventBatch struct {
+	events     []models.Event
+	venues     []models.EventVenue
+	organizers []models.EventOrganizer
+	cats       []models.EventCategory
+	tags       []models.EventTag
+}
+
 // events writes n events spread over three years (one year back, two ahead), each with 1 venue, 1–3
-// organizers, 1–3 categories and 0–4 tags, in batches so memory stays bounded.
-func (s *seeder) events(n int) error {
-	span := 3 * 365 * 24 * time.Hour
-	first := s.now.Add(-365 * 24 * time.Hour)
-	for start := 1; start <= n; start += seedBatch {
-		end := min(start+seedBatch-1, n)
-		events := make([]models.Event, 0, end-start+1)
-		var venues []models.EventVenue
-		var organizers []models.EventOrganizer
-		var cats []models.EventCategory
-		var tags []models.EventTag
-		for id := start; id <= end; id++ {
-			e := s.event(uint64(id), first.Add(time.Duration(s.rng.Int64N(int64(span))).Truncate(15*time.Minute)))
-			events = append(events, e)
-			venues = append(venues, models.EventVenue{EventID: e.ID, VenueID: uint64(1 + s.rng.IntN(seedVenues))})
-			for p, o := range s.distinct(1+s.rng.IntN(3), seedOrganizers) {
-				organizers = append(organizers, models.EventOrganizer{EventID: e.ID, OrganizerID: o, Position: p})
-			}
-			for _, c := range s.distinct(1+s.rng.IntN(3), seedTopCats*(seedChildCats+1)) {
-				cats = append(cats, models.EventCategory{EventID: e.ID, CategoryID: c})
-			}
-			for _, t := range s.distinct(s.rng.IntN(5), seedTags) {
-				tags = append(tags, models.EventTag{EventID: e.ID, TagID: t})
+// organizers, 1–3 categories and 0–4 tags, in batches so memory stays bounded: one goroutine makes the next
+// batches while this one writes, each batch in its own transaction. On PostgreSQL the secondary indexes of the
+// tables written are dropped first and built again at the end, as bulk loads do (building an index once is far
+// cheaper than updating it, trigram indexes above all, for every row).
+func (s *seeder) events(ctx context.Context, n int) error {
+	rebuild, err := s.dropIndexes("events", "event_venues", "event_organizers", "event_categories", "event_tags")
+	if err != nil {
+		return err
+	}
+	batches := make(chan eventBatch, 2)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(batches)
+		for start := 1; start <= n; start += seedBatch {
+			select {
+			case batches <- s.eventBatch(start, min(start+seedBatch-1, n)):
+			case <-ctx.Done():
+				return
 			}
 		}
+	}()
+	// Two writers, so that the database works on one batch while the other is encoded and sent.
+	var written atomic.Int64
+	writers, wctx := errgroup.WithContext(ctx)
+	for range 2 {
+		writers.Go(func() error {
+			for b := range batches {
+				if err := s.writeBatch(wctx, b); err != nil {
+					cancel()
+					return err
+				}
+				if w := written.Add(int64(len(b.events))); w%(100*seedBatch) == 0 {
+					log.Printf("  %d events", w)
+				}
+			}
+			return nil
+		})
+	}
+	if err := writers.Wait(); err != nil {
+		return err
+	}
+	return rebuild()
+}
+
+// writeBatch writes one batch in one transaction.
+func (s *seeder) writeBatch(ctx context.Context, b eventBatch) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if tx.Dialector.Name() == models.Postgres {
+			// The seeder need not wait for the disk on every batch: the data is re-creatable.
+			if err := tx.Exec("SET LOCAL synchronous_commit = off").Error; err != nil {
+				return err
+			}
+		}
+		for _, rows := range []any{&b.events, &b.venues, &b.organizers, &b.cats, &b.tags} {
+			if err := tx.Omit(clause.Associations).CreateInBatches(rows, seedBatch).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// eventBatch makes the events with IDs first..last and their links.
+func (s *seeder) eventBatch(first, last int) eventBatch {
+	span := 3 * 365 * 24 * time.Hour
+	from := s.now.Add(-365 * 24 * time.Hour)
+	b := eventBatch{events: make([]models.Event, 0, last-first+1)}
+	for id := first; id <= last; id++ {
+		e := s.event(uint64(id), from.Add(time.Duration(s.rng.Int64N(int64(span))).Truncate(15*time.Minute)))
+		b.events = append(b.events, e)
+		b.venues = append(b.venues, models.EventVenue{EventID: e.ID, VenueID: uint64(1 + s.rng.IntN(seedVenues))})
+		for p, o := range s.distinct(1+s.rng.IntN(3), seedOrganizers) {
+			b.organizers = append(b.organizers, models.EventOrganizer{EventID: e.ID, OrganizerID: o, Position: p})
+		}
+		for _, c := range s.distinct(1+s.rng.IntN(3), seedTopCats*(seedChildCats+1)) {
+			b.cats = append(b.cats, models.EventCategory{EventID: e.ID, CategoryID: c})
+		}
+		for _, t := range s.distinct(s.rng.IntN(5), seedTags) {
+			b.tags = append(b.tags, models.EventTag{EventID: e.ID, TagID: t})
+		}
+	}
+	return b
+}
+
+// dropIndexes drops the indexes of tables that no constraint owns (PostgreSQL; SQLite keeps them) and returns
+// the function that builds them again from their saved definitions.
+func (s *seeder) dropIndexes(tables ...string) (rebuild func() error, err error) {
+	if s.db.Dialector.Name() != models.Postgres {
+		return func() error { return nil }, nil
+	}
+	var indexes []struct{ Name, Def string }
+	err = s.db.Raw(`SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
+		WHERE i.schemaname = current_schema() AND i.tablename IN ? AND NOT EXISTS
+			(SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`, tables).Scan(&indexes).Error
+	if err != nil {
+		return nil, err
+	}
+	for _, ix := range indexes {
+		if err := s.db.Exec(`DROP INDEX "` + ix.Name + `"`).Error; err != nil {
+			return nil, err
+		}
+	}
+	return func() error {
+		start := time.Now()
 		err := s.db.Transaction(func(tx *gorm.DB) error {
-			for _, rows := range []any{&events, &venues, &organizers, &cats, &tags} {
-				if err := tx.Omit(clause.Associations).CreateInBatches(rows, seedBatch).Error; err != nil {
+			if err := tx.Exec("SET LOCAL maintenance_work_mem = '256MB'").Error; err != nil {
+				return err
+			}
+			for _, ix := range indexes {
+				if err := tx.Exec(ix.Def).Error; err != nil {
 					return err
 				}
 			}
@@ -198,11 +286,9 @@ func (s *seeder) events(n int) error {
 		if err != nil {
 			return err
 		}
-		if start%(100*seedBatch) == 1 && start > 1 {
-			log.Printf("  %d events", start-1)
-		}
-	}
-	return nil
+		log.Printf("  rebuilt %d indexes in %s", len(indexes), time.Since(start).Round(time.Millisecond))
+		return nil
+	}, nil
 }
 
 func (s *seeder) event(id uint64, start time.Time) models.Event {
