@@ -22,6 +22,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -32,7 +33,15 @@ import (
 	"calendar/routes"
 )
 
+// defaultMemoryLimit is the Go runtime's soft memory limit when GOMEMLIMIT does not set one: the collector works
+// harder as the heap nears it, so the process stays small (the response cache holds at most 32 MB of it) instead
+// of letting garbage grow to twice the live heap.
+const defaultMemoryLimit = 100 << 20
+
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()

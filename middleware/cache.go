@@ -49,7 +49,7 @@ func NewResponses(store *models.Store, maxBytes uint64) *Responses {
 	cache, err := otter.New(&otter.Options[string, *cachedAnswer]{
 		MaximumWeight: maxBytes,
 		Weigher: func(key string, a *cachedAnswer) uint32 {
-			return uint32(len(key) + len(a.body) + 256)
+			return uint32(len(key) + len(a.body) + 1024) // 1 KB for the entry, its headers and the ETag
 		},
 	})
 	if err != nil {
@@ -110,7 +110,7 @@ func (r *Responses) For(clock func(*gin.Context) string) gin.HandlerFunc {
 			c.Header("ETag", etag)
 		}
 		if key != "" && w.buf.Len() <= maxCachedBody {
-			r.cache.Set(key, &cachedAnswer{header: pickHeaders(c.Writer.Header()), body: s2.Encode(nil, w.buf.Bytes()), etag: etag})
+			r.cache.Set(key, &cachedAnswer{header: pickHeaders(c.Writer.Header()), body: compress(w.buf.Bytes()), etag: etag})
 		}
 		if notModified(c, etag) {
 			c.Status(http.StatusNotModified)
@@ -119,6 +119,21 @@ func (r *Responses) For(clock func(*gin.Context) string) gin.HandlerFunc {
 		}
 		w.flush()
 	}
+}
+
+// encodeBuffers are scratch space for compressing answers: s2.Encode needs room for the worst case, several
+// times what the compressed answer keeps.
+var encodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// compress returns body S2-compressed, in a slice of exactly its length (the cache weighs answers by length).
+func compress(body []byte) []byte {
+	scratch := encodeBuffers.Get().(*[]byte)
+	if n := s2.MaxEncodedLen(len(body)); cap(*scratch) < n {
+		*scratch = make([]byte, n)
+	}
+	out := bytes.Clone(s2.Encode((*scratch)[:cap(*scratch)], body))
+	encodeBuffers.Put(scratch)
+	return out
 }
 
 // Stats returns how many anonymous answers were served from the cache and how many were built by their handler.
