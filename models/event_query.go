@@ -12,20 +12,22 @@ import (
 type Scope = func(*gorm.DB) *gorm.DB
 
 // ListEvents returns one page of the events that pass every scope, ordered by start then ID, with their images,
-// and the total number that pass. It runs two queries: the count, and the page. The page query picks the page's
-// IDs in a subquery that the covering listing indexes answer without reading rows, then reads only those rows:
-// a filter the order index cannot narrow (an end date, a flag) then costs index entries, not row reads.
+// and the total number that pass. The page query picks the page's IDs in a subquery that the covering listing
+// indexes answer without reading rows, then reads only those rows: a filter the order index cannot narrow (an end
+// date, a flag) then costs index entries, not row reads. A short page that is not empty (or is the first) ends the
+// list, so it tells the total itself; only a full page, or an empty one past the first, needs the count query,
+// which repeats the filtering work.
 func (s *Store) ListEvents(scopes []Scope, page Page) ([]Event, int64, error) {
-	var total int64
-	if err := s.db.Model(&Event{}).Scopes(scopes...).Count(&total).Error; err != nil {
+	events := []Event{}
+	ids := s.db.Model(&Event{}).Select("events.id").Scopes(scopes...).Order(eventOrder).Scopes(Paginate(page))
+	if err := s.db.Joins("Image").Where("events.id IN (?)", ids).Order(eventOrder).Find(&events).Error; err != nil {
 		return nil, 0, err
 	}
-	events := []Event{}
-	if total == 0 || int64(page.Offset()) >= total {
-		return events, total, nil
+	if len(events) < page.Size && (len(events) > 0 || page.Offset() == 0) {
+		return events, int64(page.Offset() + len(events)), nil
 	}
-	ids := s.db.Model(&Event{}).Select("events.id").Scopes(scopes...).Order(eventOrder).Scopes(Paginate(page))
-	err := s.db.Joins("Image").Where("events.id IN (?)", ids).Order(eventOrder).Find(&events).Error
+	var total int64
+	err := s.db.Model(&Event{}).Scopes(scopes...).Count(&total).Error
 	return events, total, err
 }
 

@@ -75,6 +75,9 @@ func TestEventListPaging(t *testing.T) {
 			}
 		}
 		last := app.Get("/events?per_page=5&page=3").ExpectStatus(t, http.StatusOK).JSON(t)
+		if got := idsOf(last["events"]); !sameInts(got, ids[10:]) || last["total"] != float64(12) || last["total_pages"] != float64(3) {
+			t.Fatalf("the last, short page: %v, totals %v %v", got, last["total"], last["total_pages"])
+		}
 		if _, ok := last["next_rest_url"]; ok {
 			t.Fatal("the last page has a next link")
 		}
