@@ -166,7 +166,7 @@ func (s *Store) Authenticate(ctx context.Context, login, secret string) (*User, 
 	}
 	hash := HashToken(secret)
 	var t Token
-	err := s.db.WithContext(ctx).Preload("User").Where("hash = ? AND revoked_at IS NULL", hash).Take(&t).Error
+	err := s.db.WithContext(ctx).Joins("User").Where("tokens.hash = ? AND tokens.revoked_at IS NULL", hash).Take(&t).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, ErrNotFound
 	}
