@@ -121,8 +121,8 @@ func serve(ctx context.Context, cfg config.Config, store *models.Store, log *slo
 	if cfg.PprofAddr != "" {
 		go servePprof(cfg.PprofAddr, log)
 	}
-	compacting := make(chan struct{})
-	go func() { defer close(compacting); compactTermCounts(ctx, store, log) }()
+	maintaining := make(chan struct{})
+	go func() { defer close(maintaining); maintain(ctx, store, log) }()
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -141,7 +141,7 @@ func serve(ctx context.Context, cfg config.Config, store *models.Store, log *slo
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	<-compacting
+	<-maintaining
 	log.Info("stopped")
 	return nil
 }
@@ -161,19 +161,33 @@ func servePprof(addr string, log *slog.Logger) {
 	}
 }
 
-// compactionInterval is how often pending term-count deltas are folded into the counts.
-const compactionInterval = 5 * time.Second
+// compactionInterval is how often pending term-count deltas are folded into the counts, statisticsInterval how
+// often the planner statistics are refreshed (SQLite; PostgreSQL's autovacuum does it there).
+const (
+	compactionInterval = 5 * time.Second
+	statisticsInterval = time.Hour
+)
 
-// compactTermCounts folds term-count deltas into the counts until ctx ends. Counts are exact without it (readers
-// add pending deltas); it keeps the delta table, and so the readers' work, small.
-func compactTermCounts(ctx context.Context, store *models.Store, log *slog.Logger) {
-	ticker := time.NewTicker(compactionInterval)
-	defer ticker.Stop()
+// maintain runs the database's housekeeping until ctx ends: it refreshes the planner statistics at start and then
+// hourly, and folds term-count deltas into the counts. Counts are exact without it (readers add pending deltas);
+// it keeps the delta table, and so the readers' work, small.
+func maintain(ctx context.Context, store *models.Store, log *slog.Logger) {
+	refresh := func() {
+		if err := store.RefreshStatistics(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("refreshing planner statistics", "error", err)
+		}
+	}
+	refresh()
+	compaction, statistics := time.NewTicker(compactionInterval), time.NewTicker(statisticsInterval)
+	defer compaction.Stop()
+	defer statistics.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-ticker.C:
+		case <-statistics.C:
+			refresh()
+		case <-compaction.C:
 			if _, err := store.CompactTermCounts(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("compacting term counts", "error", err)
 			}

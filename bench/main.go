@@ -63,7 +63,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "JSON results file (default bench/out/results-<db>-<events>.json)")
 	flag.StringVar(&o.only, "only", "", "comma-separated scenario names to run (default all)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the benchmark database afterwards")
-	flag.BoolVar(&o.reuse, "reuse", false, "reuse the kept database of an earlier run with -keep (PostgreSQL; skips seeding)")
+	flag.BoolVar(&o.reuse, "reuse", false, "reuse the kept database of an earlier run with -keep (skips seeding)")
 	flag.StringVar(&o.serveStatic, "serve-static", "", "internal: serve this file's bytes as the static baseline")
 	flag.StringVar(&o.addr, "addr", "", "internal: address for -serve-static")
 	flag.Parse()
@@ -224,11 +224,20 @@ func repoRoot() (string, error) {
 func freshDatabase(ctx context.Context, o options, root string) (string, func(), error) {
 	switch o.db {
 	case "sqlite":
-		dir, err := os.MkdirTemp("", "calendar-bench-")
-		if err != nil {
+		// A file under bench/out, so that -keep and -reuse work as on PostgreSQL.
+		file := filepath.Join(root, "bench", "out", "bench.db")
+		remove := func() {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				_ = os.Remove(file + suffix)
+			}
+		}
+		if !o.reuse {
+			remove()
+		}
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 			return "", nil, err
 		}
-		return "sqlite:" + filepath.Join(dir, "bench.db"), func() { _ = os.RemoveAll(dir) }, nil
+		return "sqlite:" + file, remove, nil
 	case "postgres":
 		admin, err := models.Open(models.Postgres, o.pgAdmin)
 		if err != nil {

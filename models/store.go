@@ -155,6 +155,22 @@ func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 	})
 }
 
+// RefreshStatistics brings the query planner's statistics up to date on SQLite, which, unlike PostgreSQL's
+// autovacuum, never gathers them by itself: without them it may, for example, walk every upcoming event in start
+// order for a list filtered by venue and category instead of the venue's few events (40 ms instead of 1 ms at
+// 100,000 events). analysis_limit samples each index, so it takes milliseconds at any size.
+func (s *Store) RefreshStatistics(ctx context.Context) error {
+	if s.dialect != SQLite {
+		return nil
+	}
+	return s.db.WithContext(ctx).Connection(func(conn *gorm.DB) error {
+		if err := conn.Exec("PRAGMA analysis_limit = 1000").Error; err != nil {
+			return err
+		}
+		return conn.Exec("ANALYZE").Error
+	})
+}
+
 // Ping checks that the database answers within the context's deadline.
 func (s *Store) Ping(ctx context.Context) error {
 	return s.SQLDB().PingContext(ctx)
