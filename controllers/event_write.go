@@ -446,19 +446,20 @@ func (ec *EventController) resolveEventLinks(tx *models.Store, _ *models.Event, 
 	return nil
 }
 
-// storeEventLinks replaces the links the write sent (the event has its ID by now) and moves the counts of the
-// categories and tags the event counted for before the write (before) and counts for after it.
-func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, before models.TermLinks) error {
+// storeEventLinks replaces the links the write sent (the event has its ID by now; created says the write created
+// it) and moves the counts of the categories and tags the event counted for before the write (before) and counts
+// for after it.
+func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, before models.TermLinks, created bool) error {
 	replace := []struct {
 		ids []uint64
-		fn  func(uint64, []uint64) error
+		fn  func(uint64, []uint64, bool) error
 	}{
 		{links.venues, tx.ReplaceEventVenues}, {links.organizers, tx.ReplaceEventOrganizers},
 		{links.categories, tx.ReplaceEventCategories}, {links.tags, tx.ReplaceEventTags},
 	}
 	for _, r := range replace {
 		if r.ids != nil {
-			if err := r.fn(e.ID, r.ids); err != nil {
+			if err := r.fn(e.ID, r.ids, created); err != nil {
 				return err
 			}
 		}

@@ -242,7 +242,7 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 		if err := tx.CreateEvent(e); err != nil {
 			return err
 		}
-		if err := storeEventLinks(tx, e, w.links, models.TermLinks{}); err != nil {
+		if err := storeEventLinks(tx, e, w.links, models.TermLinks{}, true); err != nil {
 			return err
 		}
 		var err error
@@ -303,7 +303,7 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 		if err := tx.SaveEvent(e); err != nil {
 			return err
 		}
-		if err := storeEventLinks(tx, e, w.links, before); err != nil {
+		if err := storeEventLinks(tx, e, w.links, before, false); err != nil {
 			return err
 		}
 		e, err = reload(tx, e.ID)

@@ -163,47 +163,51 @@ func (s *Store) EventTermLinks(e *Event) (TermLinks, error) {
 	return links, s.db.Model(&EventTag{}).Where("event_id = ?", e.ID).Pluck("tag_id", &links.Tags).Error
 }
 
-// ReplaceEventVenues makes ids, in this order, the venues of the event.
-func (s *Store) ReplaceEventVenues(eventID uint64, ids []uint64) error {
+// ReplaceEventVenues makes ids, in this order, the venues of the event; created says the event is new in this
+// transaction (it has no links to delete). So for the three below.
+func (s *Store) ReplaceEventVenues(eventID uint64, ids []uint64, created bool) error {
 	rows := make([]EventVenue, len(ids))
 	for i, id := range ids {
 		rows[i] = EventVenue{EventID: eventID, VenueID: id, Position: i}
 	}
-	return replaceLinks(s, &EventVenue{}, eventID, rows)
+	return replaceLinks(s, &EventVenue{}, eventID, rows, created)
 }
 
 // ReplaceEventOrganizers makes ids, in this order, the organizers of the event.
-func (s *Store) ReplaceEventOrganizers(eventID uint64, ids []uint64) error {
+func (s *Store) ReplaceEventOrganizers(eventID uint64, ids []uint64, created bool) error {
 	rows := make([]EventOrganizer, len(ids))
 	for i, id := range ids {
 		rows[i] = EventOrganizer{EventID: eventID, OrganizerID: id, Position: i}
 	}
-	return replaceLinks(s, &EventOrganizer{}, eventID, rows)
+	return replaceLinks(s, &EventOrganizer{}, eventID, rows, created)
 }
 
 // ReplaceEventCategories makes ids the categories of the event.
-func (s *Store) ReplaceEventCategories(eventID uint64, ids []uint64) error {
+func (s *Store) ReplaceEventCategories(eventID uint64, ids []uint64, created bool) error {
 	rows := make([]EventCategory, len(ids))
 	for i, id := range ids {
 		rows[i] = EventCategory{EventID: eventID, CategoryID: id}
 	}
-	return replaceLinks(s, &EventCategory{}, eventID, rows)
+	return replaceLinks(s, &EventCategory{}, eventID, rows, created)
 }
 
 // ReplaceEventTags makes ids the tags of the event.
-func (s *Store) ReplaceEventTags(eventID uint64, ids []uint64) error {
+func (s *Store) ReplaceEventTags(eventID uint64, ids []uint64, created bool) error {
 	rows := make([]EventTag, len(ids))
 	for i, id := range ids {
 		rows[i] = EventTag{EventID: eventID, TagID: id}
 	}
-	return replaceLinks(s, &EventTag{}, eventID, rows)
+	return replaceLinks(s, &EventTag{}, eventID, rows, created)
 }
 
-// replaceLinks deletes the event's rows of the link table of model and inserts rows (a slice of that model).
-// Callers hold the event's row lock (LockEvent), so concurrent replacements apply one after the other.
-func replaceLinks[T any](s *Store, model *T, eventID uint64, rows []T) error {
-	if err := s.db.Where("event_id = ?", eventID).Delete(model).Error; err != nil {
-		return err
+// replaceLinks deletes the event's rows of the link table of model, unless the event was created in this
+// transaction and has none, and inserts rows (a slice of that model). Callers hold the event's row lock
+// (LockEvent), so concurrent replacements apply one after the other.
+func replaceLinks[T any](s *Store, model *T, eventID uint64, rows []T, created bool) error {
+	if !created {
+		if err := s.db.Where("event_id = ?", eventID).Delete(model).Error; err != nil {
+			return err
+		}
 	}
 	if len(rows) == 0 {
 		return nil
