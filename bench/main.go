@@ -103,7 +103,7 @@ func runBench(ctx context.Context, o options) error {
 	if !o.keep && !o.reuse {
 		defer dropDB()
 	}
-	token, fixtures, err := prepare(ctx, o, dbURL)
+	su, err := prepare(ctx, o, dbURL)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func runBench(ctx context.Context, o options) error {
 
 	gen.base = base
 	results := []Result{baseline}
-	for _, sc := range scenarios(fixtures, token) {
+	for _, sc := range scenarios(su.fixtures, su.token) {
 		if o.only != "" && !contains(strings.Split(o.only, ","), sc.name) {
 			continue
 		}
@@ -148,8 +148,9 @@ func runBench(ctx context.Context, o options) error {
 		results = append(results, r)
 	}
 	peak := server.peakRSS()
-	report := Report{Database: o.db, Events: o.events, Connections: o.connections, Seconds: o.duration.Seconds(),
-		PeakRSSMB: float64(peak) / 1024, Results: results, When: time.Now().UTC().Format(time.RFC3339)}
+	report := Report{Database: o.db, Settings: su.settings, Events: o.events, SeedSeconds: su.seeded.Seconds(),
+		Connections: o.connections, Seconds: o.duration.Seconds(), PeakRSSMB: float64(peak) / 1024, Results: results,
+		When: time.Now().UTC().Format(time.RFC3339)}
 	printReport(os.Stdout, report)
 	return writeJSON(o.out, report)
 }
@@ -157,7 +158,9 @@ func runBench(ctx context.Context, o options) error {
 // Report is everything one run measured.
 type Report struct {
 	Database    string   `json:"database"`
+	Settings    string   `json:"settings"`
 	Events      int      `json:"events"`
+	SeedSeconds float64  `json:"seed_seconds"` // 0 when an earlier run's database was reused
 	Connections int      `json:"connections"`
 	Seconds     float64  `json:"seconds_per_scenario"`
 	PeakRSSMB   float64  `json:"server_peak_rss_mb"`
@@ -177,8 +180,12 @@ var targets = map[string]TargetFigures{
 }
 
 func printReport(w io.Writer, r Report) {
-	fmt.Fprintf(w, "\n%s, %d events, %d connections, %.0fs per scenario, server peak RSS %.1f MB\n\n",
-		r.Database, r.Events, r.Connections, r.Seconds, r.PeakRSSMB)
+	seeded := "reused database"
+	if r.SeedSeconds > 0 {
+		seeded = fmt.Sprintf("seeded in %.0fs", r.SeedSeconds)
+	}
+	fmt.Fprintf(w, "\n%s (%s), %d events (%s), %d connections, %.0fs per scenario, server peak RSS %.1f MB\n\n",
+		r.Database, r.Settings, r.Events, seeded, r.Connections, r.Seconds, r.PeakRSSMB)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\treq/s\tp50 ms\tp99 ms\terrors\tvs static\ttarget\t")
 	for _, res := range r.Results {
@@ -267,44 +274,59 @@ func freshDatabase(ctx context.Context, o options, root string) (string, func(),
 	return "", nil, fmt.Errorf("unknown -db %q (postgres or sqlite)", o.db)
 }
 
+// setup is what prepare leaves for the run: the benchmark user's token, the fixtures, how long seeding took (zero
+// when reused) and the database settings worth reporting with the figures.
+type setup struct {
+	token    string
+	fixtures fixtures
+	seeded   time.Duration
+	settings string
+}
+
 // prepare migrates and seeds the database, creates the benchmark user, and samples the fixtures scenarios use.
-func prepare(ctx context.Context, o options, dbURL string) (string, fixtures, error) {
+func prepare(ctx context.Context, o options, dbURL string) (su setup, err error) {
 	driver, dsn := models.Postgres, dbURL
 	if strings.HasPrefix(dbURL, "sqlite:") {
 		driver, dsn = models.SQLite, strings.TrimPrefix(dbURL, "sqlite:")
 	}
 	store, err := models.Open(driver, dsn)
 	if err != nil {
-		return "", fixtures{}, err
+		return su, err
 	}
 	defer store.Close()
 	if _, err := store.Migrate(ctx); err != nil {
-		return "", fixtures{}, err
+		return su, err
+	}
+	su.settings = "SQLite " + sqliteVersion(store)
+	if driver == models.Postgres {
+		var version, buffers string
+		store.DB().Raw("SHOW server_version").Scan(&version)
+		store.DB().Raw("SHOW shared_buffers").Scan(&buffers)
+		su.settings = "PostgreSQL " + version + ", shared_buffers " + buffers
 	}
 	if o.reuse {
-		token, err := store.IssueToken(ctx, "bench")
-		if err != nil {
-			return "", fixtures{}, fmt.Errorf("-reuse needs a database kept by an earlier run with -keep: %w", err)
+		if su.token, err = store.IssueToken(ctx, "bench"); err != nil {
+			return su, fmt.Errorf("-reuse needs a database kept by an earlier run with -keep: %w", err)
 		}
-		f, err := loadFixtures(ctx, store)
-		return token, f, err
+		su.fixtures, err = loadFixtures(ctx, store)
+		return su, err
 	}
-	token, err := store.CreateUser(ctx, "bench", "Benchmark", models.RoleAdministrator)
-	if err != nil {
-		return "", fixtures{}, err
+	if su.token, err = store.CreateUser(ctx, "bench", "Benchmark", models.RoleAdministrator); err != nil {
+		return su, err
 	}
 	var admin models.User
 	if err := store.DB().Where("login = ?", "bench").Take(&admin).Error; err != nil {
-		return "", fixtures{}, err
+		return su, err
 	}
 	start := time.Now()
 	log.Printf("seeding %d events into %s", o.events, driver)
 	if err := seed(ctx, store, o.events, admin.ID); err != nil {
-		return "", fixtures{}, err
+		return su, err
 	}
-	log.Printf("seeded in %s", time.Since(start).Round(time.Millisecond))
-	f, err := loadFixtures(ctx, store)
-	return token, f, err
+	su.seeded = time.Since(start)
+	log.Printf("seeded in %s", su.seeded.Round(time.Millisecond))
+	su.fixtures, err = loadFixtures(ctx, store)
+	return su, err
 }
 
 // fixtures are real records the scenarios address.
@@ -554,4 +576,11 @@ func freePort() (string, error) {
 	defer l.Close()
 	_, port, err := net.SplitHostPort(l.Addr().String())
 	return port, err
+}
+
+// sqliteVersion is the version of the SQLite library the service is built with.
+func sqliteVersion(store *models.Store) string {
+	var v string
+	store.DB().Raw("SELECT sqlite_version()").Scan(&v)
+	return v
 }
