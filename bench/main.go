@@ -297,13 +297,7 @@ func prepare(ctx context.Context, o options, dbURL string) (su setup, err error)
 	if _, err := store.Migrate(ctx); err != nil {
 		return su, err
 	}
-	su.settings = "SQLite " + sqliteVersion(store)
-	if driver == models.Postgres {
-		var version, buffers string
-		store.DB().Raw("SHOW server_version").Scan(&version)
-		store.DB().Raw("SHOW shared_buffers").Scan(&buffers)
-		su.settings = "PostgreSQL " + version + ", shared_buffers " + buffers
-	}
+	su.settings = databaseSettings(store)
 	if o.reuse {
 		if su.token, err = store.IssueToken(ctx, "bench"); err != nil {
 			return su, fmt.Errorf("-reuse needs a database kept by an earlier run with -keep: %w", err)
@@ -578,9 +572,14 @@ func freePort() (string, error) {
 	return port, err
 }
 
-// sqliteVersion is the version of the SQLite library the service is built with.
-func sqliteVersion(store *models.Store) string {
-	var v string
-	store.DB().Raw("SELECT sqlite_version()").Scan(&v)
-	return v
+// databaseSettings names the database and the settings that shape the figures most.
+func databaseSettings(store *models.Store) string {
+	var version, buffers string
+	if store.Dialect() == models.SQLite {
+		store.DB().Raw("SELECT sqlite_version()").Scan(&version)
+		return "SQLite " + version
+	}
+	store.DB().Raw("SHOW server_version").Scan(&version)
+	store.DB().Raw("SHOW shared_buffers").Scan(&buffers)
+	return "PostgreSQL " + version + ", shared_buffers " + buffers
 }
