@@ -482,8 +482,8 @@ func (f visibilityFixture) full(viewer actor, withPassword bool) bool {
 // TestEveryReadRouteByRoleAndStatus.
 var readTargets = map[string]string{
 	"/": "public", "/doc": "public",
-	"/events": "list", "/events.ics": "list", "/events/:id": "single", "/events/:id.ics": "single",
-	"/events/by-slug/:slug": "single",
+	"/events": "list", "/events/:id": "single", "/events/by-slug/:slug": "single",
+	"/events.ics": "list", "/events/:id.ics": "single",
 	"/venues": "list", "/venues/:id": "single", "/venues/by-slug/:slug": "single",
 	"/organizers": "list", "/organizers/:id": "single", "/organizers/by-slug/:slug": "single",
 	"/categories": "terms", "/categories/:id": "term", "/tags": "terms", "/tags/:id": "term",
