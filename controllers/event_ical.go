@@ -119,13 +119,12 @@ func (ec *EventController) feed(c *gin.Context, in *EventFilters) error {
 	if err != nil {
 		return err
 	}
-	limit := ec.Config.ICalMaxEvents
-	zones, err := store.EventFeedZones(q.scopes, limit+1)
+	zones, err := store.EventFeedZones(q.scopes, ec.Config.ICalMaxEvents+1)
 	if err != nil {
 		return err
 	}
-	asked := min(feedBatch, limit)
-	batch, err := feedBatchAfter(store, q.scopes, nil, asked)
+	reader := &feedReader{store: store, scopes: q.scopes, limit: ec.Config.ICalMaxEvents}
+	batch, err := reader.next()
 	if err != nil {
 		return err
 	}
@@ -137,29 +136,21 @@ func (ec *EventController) feed(c *gin.Context, in *EventFilters) error {
 	c.Header("Content-Type", icalContentType)
 	c.Status(http.StatusOK)
 	w := &icalWriter{w: c.Writer, shaper: ec.shaper(site, Viewer{User: user})}
-	w.begin(ec.feedProperties(site, total > int64(limit)), zones)
-	written, seen := 0, map[uint64]bool{}
-	for {
+	w.begin(ec.feedProperties(site, total > int64(reader.limit)), zones)
+	seen := map[uint64]bool{}
+	for len(batch) > 0 && w.err == nil {
 		for i := range batch {
 			// An event that a write moved past the cursor while the feed was read is not written twice.
-			if e := &batch[i]; !seen[e.ID] && written < limit {
+			if e := &batch[i]; !seen[e.ID] {
 				seen[e.ID] = true
-				written++
 				w.event(e)
 			}
 		}
 		c.Writer.Flush()
-		if w.err != nil || written >= limit || len(batch) < asked {
-			break
-		}
-		last := batch[len(batch)-1]
-		asked = min(feedBatch, limit-written)
-		batch, err = feedBatchAfter(store, q.scopes, &models.EventCursor{StartUTC: last.StartUTC, ID: last.ID}, asked)
-		if c.Request.Context().Err() != nil {
+		if batch, err = reader.next(); c.Request.Context().Err() != nil {
 			return nil // the client went away
-		}
-		if err != nil {
-			ec.Log.Error("iCalendar feed aborted", "error", err, "events_written", written)
+		} else if err != nil {
+			ec.Log.Error("iCalendar feed aborted", "error", err, "events_read", reader.read)
 			panic(http.ErrAbortHandler)
 		}
 	}
@@ -167,13 +158,37 @@ func (ec *EventController) feed(c *gin.Context, in *EventFilters) error {
 	return nil // a client that stopped reading is not an error of the service
 }
 
-// feedBatchAfter reads the next n events of a feed with their links.
-func feedBatchAfter(store *models.Store, scopes []models.Scope, after *models.EventCursor, n int) ([]models.Event, error) {
-	events, err := store.EventsAfter(scopes, after, n)
-	if err == nil {
-		err = store.LoadEventLinks(events)
+// feedReader reads the events of a feed in list order, a batch at a time, up to its limit.
+type feedReader struct {
+	store  *models.Store
+	scopes []models.Scope
+	limit  int
+	// read counts the events read; after is the last one's place; done says the last batch was short.
+	read  int
+	after *models.EventCursor
+	done  bool
+}
+
+// next reads the next batch with the links of its events; none once the feed is read.
+func (r *feedReader) next() ([]models.Event, error) {
+	if r.done || r.read >= r.limit {
+		return nil, nil
 	}
-	return events, err
+	n := min(feedBatch, r.limit-r.read)
+	events, err := r.store.EventsAfter(r.scopes, r.after, n)
+	if err == nil {
+		err = r.store.LoadEventLinks(events)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.read += len(events)
+	r.done = len(events) < n
+	if len(events) > 0 {
+		last := &events[len(events)-1]
+		r.after = &models.EventCursor{StartUTC: last.StartUTC, ID: last.ID}
+	}
+	return events, nil
 }
 
 // feedProperties are the calendar properties of a feed; truncated says it stopped at the cap.
