@@ -551,6 +551,23 @@ func apiDescription(cfg config.Config) string {
 			"`event-is-in-trash`, `*-archive-page-not-found`, `term_exists`. No request gets a `500` for bad input; " +
 			"a database outage is `503` with `Retry-After`.",
 
+		"## Caching, conditional requests and feeds\n\n" +
+			"- Every GET answer has an `ETag` (strong, a hash of the body; weak for iCalendar feeds) and answers " +
+			"`If-None-Match` with `304`. Single events, venues and organizers also carry `Last-Modified` (for an " +
+			"event the latest of its own and its venues' and organizers' modification dates; terms have none) and " +
+			"answer `If-Modified-Since`. `Cache-Control` is `public, no-cache` for anonymous callers and `private, " +
+			"no-cache` otherwise, with `Vary: Authorization, Accept, Origin`.\n" +
+			"- Updates and deletes of one event, venue, organizer, category or tag honour `If-Match`: the `ETag` " +
+			"of `GET` on the item for the same caller, compared strongly (`*` matches any record) inside the " +
+			"write's transaction with the record locked; a stale one is `412 rest_precondition_failed` and " +
+			"changes nothing, so of concurrent writes sent with one tag exactly one succeeds. `404`, `401`/`403` " +
+			"and `410` come first.\n" +
+			fmt.Sprintf("- `GET /events.ics` (and `GET /events` with `Accept: text/calendar`) is an iCalendar "+
+				"feed of the events `GET /events` lists for the same query, unpaged, up to %d events "+
+				"(`X-WR-CALDESC` says when a feed stops there), streamed in batches; its weak `ETag` is computed "+
+				"before any event is read, so polling with `If-None-Match` costs one data-version read. `GET "+
+				"/events/{id}.ics` is one event.", cfg.ICalMaxEvents),
+
 		"## Additions\n\n" +
 			"- Events carry a writable `ticketed` flag (list filter `ticketed`) and a writable `parent` event " +
 			"(list filter `post_parent`).\n" +
