@@ -137,6 +137,13 @@ func (ec *EventController) feed(c *gin.Context, in *EventFilters) error {
 	c.Status(http.StatusOK)
 	w := &icalWriter{w: c.Writer, shaper: ec.shaper(site, Viewer{User: user})}
 	w.begin(ec.feedProperties(site, total > int64(reader.limit)), zones)
+	ec.streamEvents(c, w, reader, batch)
+	w.end()
+	return nil // a client that stopped reading is not an error of the service
+}
+
+// streamEvents writes the first batch of a feed and the batches after it, flushing each before reading the next.
+func (ec *EventController) streamEvents(c *gin.Context, w *icalWriter, reader *feedReader, batch []models.Event) {
 	seen := map[uint64]bool{}
 	for len(batch) > 0 && w.err == nil {
 		for i := range batch {
@@ -147,15 +154,14 @@ func (ec *EventController) feed(c *gin.Context, in *EventFilters) error {
 			}
 		}
 		c.Writer.Flush()
+		var err error
 		if batch, err = reader.next(); c.Request.Context().Err() != nil {
-			return nil // the client went away
+			w.err = c.Request.Context().Err() // the client went away: write nothing more
 		} else if err != nil {
 			ec.Log.Error("iCalendar feed aborted", "error", err, "events_read", reader.read)
 			panic(http.ErrAbortHandler)
 		}
 	}
-	w.end()
-	return nil // a client that stopped reading is not an error of the service
 }
 
 // feedReader reads the events of a feed in list order, a batch at a time, up to its limit.
