@@ -373,6 +373,9 @@ func scenarios(f fixtures, token string) []scenario {
 	pick := func(w int, n int) int { return rngs[w%len(rngs)].IntN(n) }
 	windowStart := time.Now().UTC().AddDate(0, 1, 0).Format("2006-01-02")
 	windowEnd := time.Now().UTC().AddDate(0, 1, 14).Format("2006-01-02")
+	// The seeded three years (one back, two ahead) and a week either side: a feed that reaches its 10,000 cap.
+	feedWindow := "start_date=" + time.Now().UTC().AddDate(-1, 0, -7).Format("2006-01-02") +
+		"&end_date=" + time.Now().UTC().AddDate(2, 0, 7).Format("2006-01-02")
 	var deleted, created int64
 	nextDelete := func() uint64 {
 		i := int(addInt64(&deleted, 1)) - 1
@@ -401,6 +404,7 @@ func scenarios(f fixtures, token string) []scenario {
 		}},
 		{name: "venues upcoming", next: func(int, int) request { return get("/venues?only_with_upcoming=true") }},
 		{name: "categories list", next: func(int, int) request { return get("/categories") }},
+		{name: "ical feed", next: func(int, int) request { return get("/events.ics?" + feedWindow) }},
 		{name: "create event linked", wantStatus: http.StatusCreated, next: func(w, i int) request {
 			n := addInt64(&created, 1)
 			body, _ := json.Marshal(map[string]any{

@@ -52,6 +52,8 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// PprofAddr, when set, serves Go's profiler (net/http/pprof) on this loopback address.
 	PprofAddr string
+	// ICalMaxEvents caps the events of one iCalendar feed (GET /events.ics); a feed that reaches it says so.
+	ICalMaxEvents int
 }
 
 // Database names a database driver and its connection string.
@@ -223,6 +225,14 @@ var settings = []setting{
 			return errors.New("must be a loopback address such as 127.0.0.1:6060 (the profiler must not be public)")
 		}
 		c.PprofAddr = v
+		return nil
+	}},
+	{"CALENDAR_ICAL_MAX_EVENTS", "ical-max-events", "10000", "most events one iCalendar feed holds", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000000 {
+			return errors.New("must be an integer between 1 and 1000000")
+		}
+		c.ICalMaxEvents = n
 		return nil
 	}},
 	{"CALENDAR_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long in-flight requests may take to finish on shutdown", func(c *Config, v string) error {

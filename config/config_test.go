@@ -19,7 +19,7 @@ func TestDefaults(t *testing.T) {
 	}
 	if c.Addr != ":8080" || c.Database != (Database{Driver: "sqlite", DSN: "calendar.db"}) || c.BaseURL != nil ||
 		c.Prefix != "" || c.TimezoneName != "UTC" || c.MaxPerPage != 50 || !c.Geolocation || c.GeoRadius != 25 ||
-		c.GeoUnit != "miles" || len(c.CORSOrigins) != 0 || c.LogFormat != "json" {
+		c.GeoUnit != "miles" || len(c.CORSOrigins) != 0 || c.LogFormat != "json" || c.ICalMaxEvents != 10000 {
 		t.Fatalf("defaults: %+v", c)
 	}
 	if c.APIRoot() != "/calendar/events/v1" {
@@ -72,12 +72,21 @@ func TestInvalidValuesNameTheirVariable(t *testing.T) {
 		"CALENDAR_LOG_FORMAT":        "xml",
 		"CALENDAR_CURRENCY_POSITION": "middle",
 		"CALENDAR_SHUTDOWN_TIMEOUT":  "soon",
+		"CALENDAR_ICAL_MAX_EVENTS":   "0",
 	}
 	for name, value := range cases {
 		_, err := load(t, map[string]string{name: value})
 		if err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%s: error %v does not name the variable", name, value, err)
 		}
+	}
+	for _, v := range []string{"-1", "ten", "1000001", "2.5"} {
+		if _, err := load(t, map[string]string{"CALENDAR_ICAL_MAX_EVENTS": v}); err == nil {
+			t.Errorf("CALENDAR_ICAL_MAX_EVENTS=%s was accepted", v)
+		}
+	}
+	if c, err := load(t, nil, "-ical-max-events", "25"); err != nil || c.ICalMaxEvents != 25 {
+		t.Errorf("-ical-max-events 25: %d, %v", c.ICalMaxEvents, err)
 	}
 	if _, err := load(t, nil, "-geo-unit", "furlongs"); err == nil || !strings.Contains(err.Error(), "-geo-unit") {
 		t.Errorf("a bad flag is not named: %v", err)

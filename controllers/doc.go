@@ -58,7 +58,7 @@ func NewDocument(routes []Route, cfg config.Config) *openapi3.T {
 		Components: &openapi3.Components{
 			Schemas:         componentSchemas(),
 			SecuritySchemes: securitySchemes(),
-			Headers:         pagingHeaders(),
+			Headers:         componentHeaders(),
 		},
 		Paths: openapi3.NewPaths(),
 	}
@@ -86,7 +86,8 @@ func NewDocument(routes []Route, cfg config.Config) *openapi3.T {
 	return doc
 }
 
-// OpenAPIPath turns a gin path into an OpenAPI path template: "/events/:id" → "/events/{id}".
+// OpenAPIPath turns a route table path into an OpenAPI path template: "/events/:id" → "/events/{id}",
+// "/events/:id.ics" → "/events/{id}.ics".
 func OpenAPIPath(path string) string {
 	if path == "/" || path == "" {
 		return "/"
@@ -94,15 +95,27 @@ func OpenAPIPath(path string) string {
 	parts := strings.Split(strings.TrimSuffix(path, "/"), "/")
 	for i, part := range parts {
 		if strings.HasPrefix(part, ":") || strings.HasPrefix(part, "*") {
-			parts[i] = "{" + part[1:] + "}"
+			name, suffix := SplitParam(part[1:])
+			parts[i] = "{" + name + "}" + suffix
 		}
 	}
 	return strings.Join(parts, "/")
 }
 
+// SplitParam splits a path parameter of the route table into its name and a literal suffix: "id.ics" → "id",
+// ".ics". The router cannot hold /events/:id and /events/:id.ics side by side; it serves both from the bare
+// parameter's route and tells them apart by the suffix (routes.New).
+func SplitParam(param string) (name, suffix string) {
+	if i := strings.IndexByte(param, '.'); i > 0 {
+		return param[:i], param[i:]
+	}
+	return param, ""
+}
+
 // docPathTag groups operations by their first path segment; the root and /doc are "discovery".
 func docPathTag(path string) string {
 	first, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	first, _, _ = strings.Cut(first, ".") // /events.ics is an events route
 	if first == "" || first == "doc" {
 		return "discovery"
 	}
@@ -124,7 +137,8 @@ func hasRequestBody(method string) bool {
 }
 
 // docOperationID names an operation from its method and path: GET /events/{id} → getEventsById,
-// GET /events/by-slug/{slug} → getEventsBySlug, GET / → getIndex.
+// GET /events/by-slug/{slug} → getEventsBySlug, GET /events/{id}.ics → getEventsByIdIcs, GET /events.ics →
+// getEventsIcs, GET / → getIndex.
 func docOperationID(method, path string) string {
 	var b strings.Builder
 	b.WriteString(strings.ToLower(method))
@@ -134,7 +148,8 @@ func docOperationID(method, path string) string {
 	}
 	for i, s := range segments {
 		if strings.HasPrefix(s, "{") {
-			b.WriteString("By" + exportedName(strings.Trim(s, "{}")))
+			name, suffix, _ := strings.Cut(strings.TrimPrefix(s, "{"), "}")
+			b.WriteString("By" + exportedName(name) + exportedName(suffix))
 			continue
 		}
 		if i+1 < len(segments) && s == "by-"+strings.Trim(segments[i+1], "{}") {
@@ -145,10 +160,11 @@ func docOperationID(method, path string) string {
 	return b.String()
 }
 
-// exportedName capitalises each dash- or underscore-separated word: "by-slug" → "BySlug".
+// exportedName capitalises each dash-, underscore- or dot-separated word: "by-slug" → "BySlug", "events.ics" →
+// "EventsIcs".
 func exportedName(s string) string {
 	var b strings.Builder
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '_' }) {
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
 		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
 	}
 	return b.String()
@@ -192,7 +208,10 @@ func docOperation(e Endpoint, method, path, tag, bodyName string) *openapi3.Oper
 			openapi3.NewSecurityRequirement().Authenticate(basicScheme),
 		}
 	}
-	op.Responses = docResponses(e, len(e.Args()) > 0)
+	for _, h := range conditionalHeaders(e, method) {
+		op.AddParameter(h)
+	}
+	op.Responses = docResponses(e, method, len(e.Args()) > 0)
 	return op
 }
 
@@ -267,9 +286,9 @@ func docRequestBody(name string, required []string) *openapi3.RequestBodyRef {
 	return &openapi3.RequestBodyRef{Value: body}
 }
 
-// docResponses documents the endpoint's answers, the generic errors every endpoint can give, and paging headers on
-// lists.
-func docResponses(e Endpoint, hasParams bool) *openapi3.Responses {
+// docResponses documents the endpoint's answers, the generic errors every endpoint can give, 304 on reads, and
+// the headers of each answer.
+func docResponses(e Endpoint, method string, hasParams bool) *openapi3.Responses {
 	rs := openapi3.NewResponses()
 	statuses := make([]int, 0, len(e.Responses))
 	for status := range e.Responses {
@@ -277,27 +296,14 @@ func docResponses(e Endpoint, hasParams bool) *openapi3.Responses {
 	}
 	sort.Ints(statuses)
 	for _, status := range statuses {
-		r := e.Responses[status]
-		description := r.Description
-		if description == "" {
-			description = http.StatusText(status)
-		}
-		resp := openapi3.NewResponse().WithDescription(description)
-		if r.Schema != "" {
-			resp.WithJSONSchemaRef(schemaRef(r.Schema))
-		}
-		if strings.HasSuffix(r.Schema, "List") {
-			resp.Headers = openapi3.Headers{}
-			for _, h := range []string{"X-TEC-Total", "X-TEC-TotalPages", "Link"} {
-				resp.Headers[h] = &openapi3.HeaderRef{Ref: "#/components/headers/" + h}
-			}
-		}
-		if status == http.StatusCreated {
-			resp.Headers = openapi3.Headers{"Location": {Value: &openapi3.Header{Parameter: openapi3.Parameter{
-				Description: "The new record's URL in this API.", Required: true,
-				Schema: stringSchema().WithFormat("uri").NewRef()}}}}
-		}
-		rs.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: resp})
+		rs.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: docResponse(e, method, status, e.Responses[status])})
+	}
+	if method == http.MethodGet {
+		notModified := openapi3.NewResponse().WithDescription("Not modified: If-None-Match names the current " +
+			"ETag (weak comparison)" + map[bool]string{true: ", or If-Modified-Since is not before Last-Modified",
+			false: ""}[e.LastModified] + ". No body.")
+		notModified.Headers = openapi3.Headers{"ETag": componentHeader("ETag")}
+		rs.Set(strconv.Itoa(http.StatusNotModified), &openapi3.ResponseRef{Value: notModified})
 	}
 	generic := func(status int, description string) {
 		if rs.Value(strconv.Itoa(status)) == nil {
@@ -322,6 +328,82 @@ func docResponses(e Endpoint, hasParams bool) *openapi3.Responses {
 	return rs
 }
 
+// docResponse documents one answer: its body in each media type, and its headers.
+func docResponse(e Endpoint, method string, status int, r Response) *openapi3.Response {
+	description := r.Description
+	if description == "" {
+		description = http.StatusText(status)
+	}
+	resp := openapi3.NewResponse().WithDescription(description)
+	content := openapi3.Content{}
+	if r.Schema != "" {
+		content["application/json"] = openapi3.NewMediaType().WithSchemaRef(schemaRef(r.Schema))
+	}
+	for mediaType, schema := range r.Media {
+		content[mediaType] = openapi3.NewMediaType().WithSchemaRef(schemaRef(schema))
+	}
+	if len(content) > 0 {
+		resp.Content = content
+	}
+	headers := openapi3.Headers{}
+	if strings.HasSuffix(r.Schema, "List") {
+		for _, h := range []string{"X-TEC-Total", "X-TEC-TotalPages", "Link"} {
+			headers[h] = componentHeader(h)
+			if len(r.Media) > 0 {
+				// A negotiated answer in another media type (the iCalendar feed of GET /events) is not paged.
+				headers[h] = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
+					Description: "JSON answers only: " + pagingHeaders()[h].Value.Description,
+					Schema:      pagingHeaders()[h].Value.Schema}}}
+			}
+		}
+	}
+	if status == http.StatusCreated {
+		headers["Location"] = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
+			Description: "The new record's URL in this API.", Required: true,
+			Schema: stringSchema().WithFormat("uri").NewRef()}}}
+	}
+	if method == http.MethodGet && status == http.StatusOK {
+		headers["ETag"] = componentHeader("ETag")
+		if e.LastModified {
+			headers["Last-Modified"] = componentHeader("Last-Modified")
+		}
+	}
+	if len(headers) > 0 {
+		resp.Headers = headers
+	}
+	return resp
+}
+
+// componentHeader points at a header of the document's components.
+func componentHeader(name string) *openapi3.HeaderRef {
+	return &openapi3.HeaderRef{Ref: "#/components/headers/" + name}
+}
+
+// conditionalHeaders are the request headers of conditional requests an operation honours (RFC 9110 §13).
+func conditionalHeaders(e Endpoint, method string) []*openapi3.Parameter {
+	header := func(name, description string) *openapi3.Parameter {
+		return &openapi3.Parameter{Name: name, In: openapi3.ParameterInHeader, Description: description,
+			Schema: stringSchema().NewRef()}
+	}
+	var hs []*openapi3.Parameter
+	if method == http.MethodGet {
+		hs = append(hs, header("If-None-Match", "ETags of earlier answers (comma-separated, or *): 304 without a "+
+			"body when one matches the current answer's ETag (weak comparison)."))
+	}
+	if method == http.MethodGet && e.LastModified {
+		hs = append(hs, header("If-Modified-Since", "An HTTP date: 304 when Last-Modified is not after it. "+
+			"Ignored when If-None-Match is sent."))
+	}
+	if e.IfMatch {
+		hs = append(hs, header("If-Match", "The ETag of the record as the caller last read it with GET on this "+
+			"item route (or *, any current record): the write happens only while it is still the current one "+
+			"(strong comparison), else 412 rest_precondition_failed and nothing changes. The check and the write "+
+			"are one transaction with the record locked, so of concurrent writes sent with the same ETag exactly "+
+			"one succeeds."))
+	}
+	return hs
+}
+
 func securitySchemes() openapi3.SecuritySchemes {
 	return openapi3.SecuritySchemes{
 		bearerScheme: {Value: &openapi3.SecurityScheme{Type: "http", Scheme: "bearer",
@@ -331,6 +413,22 @@ func securitySchemes() openapi3.SecuritySchemes {
 			Description: "The login and a token, as WordPress application passwords are sent: " +
 				"`Authorization: Basic base64(LOGIN:TOKEN)`."}},
 	}
+}
+
+// componentHeaders are the headers answers share: paging, ETag and Last-Modified.
+func componentHeaders() openapi3.Headers {
+	headers := pagingHeaders()
+	for name, description := range map[string]string{
+		"ETag": "The answer's entity tag, for If-None-Match on a later GET (and If-Match on a write of a record). " +
+			"Strong (a hash of the body) on every answer but iCalendar feeds, whose tag is weak: it is computed " +
+			"before the feed is built, from the data version, the query, the caller and the clock period.",
+		"Last-Modified": "The record's modification date (for an event the latest of its own and its venues' and " +
+			"organizers'), for If-Modified-Since.",
+	} {
+		headers[name] = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
+			Description: description, Required: true, Schema: stringSchema().NewRef()}}}
+	}
+	return headers
 }
 
 // pagingHeaders are the headers of every list answer (reference §2, API.md §4).
@@ -452,6 +550,23 @@ func apiDescription(cfg config.Config) string {
 			"(`404` for an unknown ID or slug), `event-not-accessible`, `event-password-protected`, " +
 			"`event-is-in-trash`, `*-archive-page-not-found`, `term_exists`. No request gets a `500` for bad input; " +
 			"a database outage is `503` with `Retry-After`.",
+
+		"## Caching, conditional requests and feeds\n\n" +
+			"- Every GET answer has an `ETag` (strong, a hash of the body; weak for iCalendar feeds) and answers " +
+			"`If-None-Match` with `304`. Single events, venues and organizers also carry `Last-Modified` (for an " +
+			"event the latest of its own and its venues' and organizers' modification dates; terms have none) and " +
+			"answer `If-Modified-Since`. `Cache-Control` is `public, no-cache` for anonymous callers and `private, " +
+			"no-cache` otherwise, with `Vary: Authorization, Accept, Origin`.\n" +
+			"- Updates and deletes of one event, venue, organizer, category or tag honour `If-Match`: the `ETag` " +
+			"of `GET` on the item for the same caller, compared strongly (`*` matches any record) inside the " +
+			"write's transaction with the record locked; a stale one is `412 rest_precondition_failed` and " +
+			"changes nothing, so of concurrent writes sent with one tag exactly one succeeds. `404`, `401`/`403` " +
+			"and `410` come first.\n" +
+			fmt.Sprintf("- `GET /events.ics` (and `GET /events` with `Accept: text/calendar`) is an iCalendar "+
+				"feed of the events `GET /events` lists for the same query, unpaged, up to %d events "+
+				"(`X-WR-CALDESC` says when a feed stops there), streamed in batches; its weak `ETag` is computed "+
+				"before any event is read, so polling with `If-None-Match` costs one data-version read. `GET "+
+				"/events/{id}.ics` is one event.", cfg.ICalMaxEvents),
 
 		"## Additions\n\n" +
 			"- Events carry a writable `ticketed` flag (list filter `ticketed`) and a writable `parent` event " +

@@ -18,7 +18,7 @@ type listBounds struct {
 // start_date moves to 00:00:00 of its day and every other bound to 23:59:59 of its day; strict_dates=true uses
 // them as given. Without any starts_* or ends_* parameter, start_date defaults to 00:00 today and end_date to
 // 23:59:59 of the day two years ahead; with include, no bound applies at all.
-func (ec *EventController) listDateBounds(in *EventListInput, now time.Time, invalid map[string]string) listBounds {
+func (ec *EventController) listDateBounds(in *EventFilters, now time.Time, invalid map[string]string) listBounds {
 	site := ec.Config.Timezone
 	b := listBounds{strict: in.StrictDates.V}
 	parse := func(name string, p Opt[DateParam], atStart bool) *time.Time {

@@ -14,9 +14,15 @@ import (
 	"calendar/models"
 )
 
-// EventListInput holds the parameters of GET /events (seed §4 "Event list filters").
+// EventListInput holds the parameters of GET /events: paging and the filters.
 type EventListInput struct {
 	Paging
+	EventFilters
+}
+
+// EventFilters are the filters of GET /events (seed §4 "Event list filters"), which the iCalendar feed of
+// GET /events.ics shares.
+type EventFilters struct {
 	StartDate    Opt[DateParam] `param:"start_date" doc:"Events that start on or after this date (inclusive mode: from 00:00:00 of its day). Default: 00:00 today, site time. Naive dates are read in the site timezone."`
 	EndDate      Opt[DateParam] `param:"end_date" doc:"Events that end on or before this date (inclusive mode: until 23:59:59 of its day). Default: 23:59:59 of the day two years ahead."`
 	StartsBefore Opt[DateParam] `param:"starts_before" doc:"Events that start before this date (inclusive mode: before 23:59:59 of its day). Any starts_* or ends_* parameter drops the default window."`
@@ -57,14 +63,20 @@ func (q *eventQuery) add(s models.Scope) { q.scopes = append(q.scopes, s) }
 
 // List handles GET /events: the events the caller may see that pass every filter, ordered by start then ID, one
 // page at a time. A page past the last is 404 event-archive-page-not-found.
+// With Accept preferring text/calendar the answer is the iCalendar feed of the same query (see Feed).
 func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
+	if WantsCalendar(c) {
+		return ec.feed(c, &in.EventFilters)
+	}
 	user := models.UserFrom(c.Request.Context())
 	store := ec.Store.WithContext(c.Request.Context())
 	page := in.Resolve(ec.Config.MaxPerPage)
-	q, err := ec.eventListQuery(store, in, user, page, RequestTime(c))
+	q, err := ec.eventListQuery(store, &in.EventFilters, user, RequestTime(c))
 	if err != nil {
 		return err
 	}
+	q.args = append(QueryArgs{}.Add("page", strconv.Itoa(page.Number)).Add("per_page", strconv.Itoa(page.Size)),
+		q.args...)
 	events, total, err := store.ListEvents(q.scopes, page)
 	if err != nil {
 		return err
@@ -90,13 +102,12 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 	return nil
 }
 
-// eventListQuery turns the parameters into scopes and echoed arguments, in the order rest_url lists them
-// (reference §2.1), and reports every bad parameter at once. A new filter adds its scope with q.add and echoes
-// its arguments where the reference lists them.
-func (ec *EventController) eventListQuery(store *models.Store, in *EventListInput, user *models.User,
-	page models.Page, now time.Time) (*eventQuery, error) {
+// eventListQuery turns the filters into scopes and echoed arguments, in the order rest_url lists them after
+// page and per_page (reference §2.1), and reports every bad parameter at once. A new filter adds its scope with
+// q.add and echoes its arguments where the reference lists them.
+func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters, user *models.User,
+	now time.Time) (*eventQuery, error) {
 	q := &eventQuery{scopes: []models.Scope{models.EventsListed(), models.EventsVisibleTo(user)}}
-	q.args = q.args.Add("page", strconv.Itoa(page.Number)).Add("per_page", strconv.Itoa(page.Size))
 	invalid := map[string]string{}
 
 	bounds := ec.listDateBounds(in, now, invalid)
@@ -152,7 +163,7 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventListInpu
 
 // resolveListRefs finds, in one query, the categories (with their descendants), tags, venues and organizers the
 // list filters by; an empty list or a ref that names nothing is reported in invalid.
-func resolveListRefs(store *models.Store, in *EventListInput, invalid map[string]string) (models.ListRefIDs, error) {
+func resolveListRefs(store *models.Store, in *EventFilters, invalid map[string]string) (models.ListRefIDs, error) {
 	var refs models.ListRefs
 	for _, f := range []struct {
 		name  string
@@ -177,7 +188,7 @@ func resolveListRefs(store *models.Store, in *EventListInput, invalid map[string
 
 // addLinkFilters applies venue and organizer: events linked to any of the IDs (OR within a list, AND between
 // the two).
-func addLinkFilters(q *eventQuery, in *EventListInput, refs models.ListRefIDs) {
+func addLinkFilters(q *eventQuery, in *EventFilters, refs models.ListRefIDs) {
 	for _, f := range []struct {
 		name  string
 		param Opt[[]int64]
@@ -197,7 +208,7 @@ func addLinkFilters(q *eventQuery, in *EventListInput, refs models.ListRefIDs) {
 // addTermFilters applies categories and tags (IDs or slugs): events with any of the categories (or their
 // descendants) and any of the tags. Unlike the reference, rest_url echoes them, so that its next and previous
 // links keep the filter.
-func addTermFilters(q *eventQuery, in *EventListInput, refs models.ListRefIDs) {
+func addTermFilters(q *eventQuery, in *EventFilters, refs models.ListRefIDs) {
 	for _, f := range []struct {
 		name  string
 		param Opt[[]string]

@@ -178,6 +178,11 @@ func (r eventRef) notFound() error {
 
 // ReadByID handles GET /events/{id}.
 func (ec *EventController) ReadByID(c *gin.Context, in *EventReadByID) error {
+	return in.readWith(c, ec.read)
+}
+
+// readWith checks the parameters of a read by ID and answers it with read.
+func (in *EventReadByID) readWith(c *gin.Context, read func(*gin.Context, eventRef, Opt[string]) error) error {
 	ref, err := in.ref(c)
 	if err != nil {
 		return err
@@ -185,7 +190,7 @@ func (ec *EventController) ReadByID(c *gin.Context, in *EventReadByID) error {
 	if err := in.check(); err != nil {
 		return err
 	}
-	return ec.read(c, ref, in.Password)
+	return read(c, ref, in.Password)
 }
 
 // ReadBySlug handles GET /events/by-slug/{slug}.
@@ -197,30 +202,68 @@ func (ec *EventController) ReadBySlug(c *gin.Context, in *EventReadBySlug) error
 	return ec.read(c, ref, in.Password)
 }
 
-// read answers a single read after the reference's checks, in its order (§5.4, API.md §5–6): the event exists
-// (404), is not in the trash unless the caller edits it (403 event-no-longer-available), may be read (403
-// event-not-accessible), and is unlocked (403 event-password-protected).
+// read answers a single read (GET /events/{id}, /events/by-slug/{slug}) with the event and its Last-Modified.
 func (ec *EventController) read(c *gin.Context, ref eventRef, password Opt[string]) error {
+	e, shaper, err := ec.readable(c, ref, password)
+	if err != nil {
+		return err
+	}
+	setLastModified(c, eventDates(e)...)
+	c.JSON(http.StatusOK, shaper.record(e, true))
+	return nil
+}
+
+// readable finds the event of a single read after the reference's checks, in its order (§5.4, API.md §5–6): the
+// event exists (404), is not in the trash unless the caller edits it (403 event-no-longer-available), may be read
+// (403 event-not-accessible), and is unlocked (403 event-password-protected). It returns the event with its links
+// and the shaper for the caller.
+func (ec *EventController) readable(c *gin.Context, ref eventRef, password Opt[string]) (*models.Event, eventShaper, error) {
 	store := ec.Store.WithContext(c.Request.Context())
 	e, err := ref.find(store)
 	if err != nil {
-		return err
+		return nil, eventShaper{}, err
 	}
 	viewer := Viewer{User: models.UserFrom(c.Request.Context()), Password: password.V}
 	owned := e.Owned()
 	switch {
 	case e.Status == models.StatusTrash && !viewer.User.CanEdit(owned):
-		return models.Errorf(models.KindForbidden, "event-no-longer-available", "This event is no longer available")
+		return nil, eventShaper{}, models.Errorf(models.KindForbidden, "event-no-longer-available",
+			"This event is no longer available")
 	case !viewer.User.CanRead(owned):
-		return models.Errorf(models.KindForbidden, "event-not-accessible", "The requested event is not accessible")
+		return nil, eventShaper{}, models.Errorf(models.KindForbidden, "event-not-accessible",
+			"The requested event is not accessible")
 	}
 	shaper := ec.shaper(ec.Site(c), viewer)
 	if !shaper.mayBypassPassword(e) {
-		return models.Errorf(models.KindForbidden, "event-password-protected",
+		return nil, eventShaper{}, models.Errorf(models.KindForbidden, "event-password-protected",
 			"The requested event is not accessible without a password")
 	}
-	c.JSON(http.StatusOK, shaper.record(e, true))
-	return nil
+	return e, shaper, nil
+}
+
+// eventDates are the modification dates a read of e shows: its own and its venues' and organizers' (categories and
+// tags have none). The latest is the event's Last-Modified.
+func eventDates(e *models.Event) []time.Time {
+	dates := []time.Time{e.UpdatedAt}
+	for i := range e.Venues {
+		dates = append(dates, e.Venues[i].UpdatedAt)
+	}
+	for i := range e.Organizers {
+		dates = append(dates, e.Organizers[i].UpdatedAt)
+	}
+	return dates
+}
+
+// requireCurrent enforces If-Match on a write of event id in tx: the caller's ETag must be that of the answer GET
+// /events/{id} would give it now (see requireMatch).
+func (ec *EventController) requireCurrent(c *gin.Context, tx *models.Store, id uint64, user *models.User) error {
+	return requireMatch(c, func() (any, error) {
+		e, err := reload(tx, id)
+		if err != nil {
+			return nil, err
+		}
+		return ec.shaper(ec.Site(c), Viewer{User: user}).record(e, true), nil
+	})
 }
 
 // Create handles POST /events.
@@ -293,6 +336,9 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 		if in.Status.V == models.StatusTrash && !user.CanDelete(e.Owned()) {
 			return models.Forbidden()
 		}
+		if err := ec.requireCurrent(c, tx, e.ID, user); err != nil {
+			return err
+		}
 		before, err := tx.EventTermLinks(e)
 		if err != nil {
 			return err
@@ -350,6 +396,9 @@ func (ec *EventController) delete(c *gin.Context, ref eventRef, in *EventDeleteP
 		}
 		if !in.Force.V && e.Status == models.StatusTrash {
 			return models.Errorf(models.KindGone, "event-is-in-trash", "The event is already trashed")
+		}
+		if err := ec.requireCurrent(c, tx, e.ID, user); err != nil {
+			return err
 		}
 		if e, err = reload(tx, e.ID); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/microcosm-cc/bluemonday"
+	nethtml "golang.org/x/net/html"
 )
 
 // htmlPolicy is the allow-list for description and excerpt HTML (API.md §4).
@@ -131,4 +132,58 @@ func cleanText(s string) string {
 		s = strings.ReplaceAll(s, "\x00", "")
 	}
 	return s
+}
+
+// blockElements end a line of text where they open or close, as a browser lays them out; paragraphs, headings
+// and quotations also leave a blank line.
+var blockElements = map[string]int{"p": 2, "h1": 2, "h2": 2, "h3": 2, "h4": 2, "h5": 2, "h6": 2,
+	"blockquote": 2, "div": 1, "li": 1, "ul": 1, "ol": 1, "pre": 1, "table": 1, "tr": 1, "hr": 1, "dl": 1,
+	"dt": 1, "dd": 1, "figure": 1, "figcaption": 1, "br": 1}
+
+// TextFromHTML is the text of stored HTML (a sanitised description) with its line structure: paragraphs and
+// headings as blocks separated by a blank line, list items, rows and <br> on lines of their own (items marked
+// "- "), other whitespace collapsed as a browser collapses it. iCalendar DESCRIPTION is plain text, and PlainText,
+// made for one-line names, would run the paragraphs together. The HTML tokenizer parses and decodes entities;
+// only this layout rule is written here, because the maintained HTML-to-text modules also rewrite links and
+// emphasis into markdown-like marks, which a calendar would show literally.
+func TextFromHTML(s string) string {
+	z := nethtml.NewTokenizer(strings.NewReader(cleanText(s)))
+	var b strings.Builder
+	space := false // whitespace seen since the last character written
+	endLine := func(blank int) {
+		space = false
+		text := b.String()
+		if text == "" {
+			return
+		}
+		for have := len(text) - len(strings.TrimRight(text, "\n")); have < blank; have++ {
+			b.WriteByte('\n')
+		}
+	}
+	for {
+		switch token := z.Next(); token {
+		case nethtml.ErrorToken:
+			return strings.TrimSpace(b.String())
+		case nethtml.TextToken:
+			for _, r := range string(z.Text()) {
+				if r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' {
+					space = true
+					continue
+				}
+				if space && b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+					b.WriteByte(' ')
+				}
+				space = false
+				b.WriteRune(r)
+			}
+		case nethtml.StartTagToken, nethtml.EndTagToken, nethtml.SelfClosingTagToken:
+			name, _ := z.TagName()
+			if lines, ok := blockElements[string(name)]; ok {
+				endLine(lines)
+			}
+			if string(name) == "li" && token == nethtml.StartTagToken {
+				b.WriteString("- ")
+			}
+		}
+	}
 }

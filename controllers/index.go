@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -98,20 +99,22 @@ func indexArg(a Arg) orderedMap {
 	return append(out, orderedEntry{"required", a.Required})
 }
 
-// RegexPath turns a gin path into the WordPress route pattern the index uses as its key:
-// "/events/:id" → "/events/(?P<id>\d+)", "/events/by-slug/:slug" → "/events/by-slug/(?P<slug>[^/]+)".
+// RegexPath turns a route table path into the WordPress route pattern the index uses as its key:
+// "/events/:id" → "/events/(?P<id>\d+)", "/events/by-slug/:slug" → "/events/by-slug/(?P<slug>[^/]+)",
+// "/events/:id.ics" → "/events/(?P<id>\d+)\.ics", "/events.ics" → "/events\.ics".
 func RegexPath(path string) string {
 	parts := strings.Split(strings.TrimSuffix(path, "/"), "/")
 	for i, p := range parts {
 		if !strings.HasPrefix(p, ":") {
+			parts[i] = regexp.QuoteMeta(p)
 			continue
 		}
-		name := p[1:]
+		name, suffix := SplitParam(p[1:])
 		pattern := `[^/]+`
 		if name == "id" {
 			pattern = `\d+`
 		}
-		parts[i] = "(?P<" + name + ">" + pattern + ")"
+		parts[i] = "(?P<" + name + ">" + pattern + ")" + regexp.QuoteMeta(suffix)
 	}
 	return strings.Join(parts, "/")
 }

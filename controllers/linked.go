@@ -298,8 +298,16 @@ func (k *linkedKind[T, P, In]) read(a *App, c *gin.Context, ref linkedRef, passw
 	if !user.CanRead(P(rec).Linked().Owned()) {
 		return models.Errorf(models.KindForbidden, k.name+"-not-accessible", "The requested %s is not accessible", k.name)
 	}
+	setLastModified(c, *P(rec).Linked().UpdatedAt)
 	c.JSON(http.StatusOK, k.shape(a, a.Site(c), rec, Viewer{User: user, Password: password}, true))
 	return nil
+}
+
+// requireCurrent enforces If-Match on a write of rec, found and locked in the write's transaction: the caller's
+// ETag must be that of the answer a GET of the record would give it now (see requireMatch). Callers who may
+// write a record see it unredacted, with or without its password.
+func (k *linkedKind[T, P, In]) requireCurrent(a *App, c *gin.Context, rec *T, user *models.User) error {
+	return requireMatch(c, func() (any, error) { return k.shape(a, a.Site(c), rec, Viewer{User: user}, true), nil })
 }
 
 // create handles POST /{kind}: 201 with the new record and Location, or 200 with an identical existing record.
@@ -530,6 +538,9 @@ func (k *linkedKind[T, P, In]) update(a *App, c *gin.Context, ref linkedRef, in 
 		if !user.CanEdit(P(rec).Linked().Owned()) {
 			return models.Forbidden()
 		}
+		if err := k.requireCurrent(a, c, rec, user); err != nil {
+			return err
+		}
 		if err := k.assign(a, tx, user, in, rec, false); err != nil {
 			return err
 		}
@@ -557,12 +568,15 @@ func (k *linkedKind[T, P, In]) remove(a *App, c *gin.Context, ref linkedRef, for
 		if !user.CanDelete(f.Owned()) {
 			return models.Forbidden()
 		}
+		if !force && *f.Status == models.StatusTrash {
+			return models.Errorf(models.KindGone, k.name+"-is-in-trash", "The %s is already trashed", k.name)
+		}
+		if err := k.requireCurrent(a, c, rec, user); err != nil {
+			return err
+		}
 		if force {
 			body = k.shape(a, site, rec, Viewer{User: user}, false)
 			return models.DeleteLinked[T, P](tx, rec)
-		}
-		if *f.Status == models.StatusTrash {
-			return models.Errorf(models.KindGone, k.name+"-is-in-trash", "The %s is already trashed", k.name)
 		}
 		if err := models.TrashLinked[T, P](tx, rec); err != nil {
 			return err

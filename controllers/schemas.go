@@ -18,6 +18,15 @@ const (
 	schemaGlobalIDPattern = `\?id=\d+$`
 )
 
+// describe sets a schema's description.
+func describe(s *openapi3.Schema, description string) *openapi3.Schema {
+	s.Description = description
+	return s
+}
+
+// icalendarPattern is the frame of an iCalendar object: CRLF-terminated lines between BEGIN and END:VCALENDAR.
+const icalendarPattern = `^BEGIN:VCALENDAR\r\n(?:[^\r\n]*\r\n)*END:VCALENDAR\r\n$`
+
 // schemaStatuses are the statuses a record can have (reference §6.1).
 var schemaStatuses = []any{"publish", "future", "draft", "pending", "private", "trash"}
 
@@ -103,6 +112,12 @@ func componentSchemas() openapi3.Schemas {
 	schemas := openapi3.Schemas{}
 	add := func(name string, s *openapi3.Schema) { schemas[name] = s.NewRef() }
 
+	add("ICalendar", describe(stringSchema().WithPattern(icalendarPattern), "An iCalendar (RFC 5545) "+
+		"object, text/calendar; charset=utf-8: CRLF line ends, lines folded at 75 octets. VERSION:2.0, PRODID, "+
+		"CALSCALE:GREGORIAN and, for feeds, X-WR-CALNAME, X-WR-TIMEZONE (the site time zone), REFRESH-INTERVAL and "+
+		"X-PUBLISHED-TTL (PT1H) and, when the feed stopped at CALENDAR_ICAL_MAX_EVENTS, X-WR-CALDESC saying so; "+
+		"then one VTIMEZONE per time zone the events use (explicit STANDARD/DAYLIGHT observances for the years "+
+		"they cover, from the zone database), then one VEVENT per event."))
 	add("DateDetails", closedObject("A date split into its parts, each a zero-padded string (reference §1.1).",
 		[]string{"year", "month", "day", "hour", "minutes", "seconds"},
 		member("year", "", stringSchema().WithPattern(`^\d{4}$`)),

@@ -30,15 +30,24 @@ type Endpoint struct {
 	// Clock says how a GET answer depends on the current time: it returns "" when this request's answer does
 	// not, else a key naming the period the answer holds for (a day, a second). Nil means never.
 	Clock func(c *gin.Context) string
+	// Streams says, for a GET endpoint, that this request's answer is an iCalendar feed: written as it is produced,
+	// never buffered or cached, with a weak ETag computed before the handler runs. Nil means never.
+	Streams func(c *gin.Context) bool
+	// IfMatch marks item writes that honour If-Match (412 when the record changed since the caller read it).
+	IfMatch bool
+	// LastModified marks single-record reads that carry Last-Modified and answer If-Modified-Since.
+	LastModified bool
 	// Responses maps HTTP statuses to what the endpoint answers with them.
 	Responses map[int]Response
 	run       func(*gin.Context, *Endpoint) error
 }
 
-// Response documents one answer of an endpoint: Schema names a component of the OpenAPI document ("" for none).
+// Response documents one answer of an endpoint: Schema names a component of the OpenAPI document for a JSON
+// body ("" for none); Media maps further media types (text/calendar) to the components of their bodies.
 type Response struct {
 	Description string
 	Schema      string
+	Media       map[string]string
 }
 
 // Op builds an endpoint for methods from a handler that takes its bound, validated input.
@@ -97,6 +106,25 @@ func (e Endpoint) ClockedBy(clock func(c *gin.Context) string) Endpoint {
 	return e
 }
 
+// StreamedWhen marks a GET endpoint whose answers are iCalendar feeds when streams says so (see Streams).
+func (e Endpoint) StreamedWhen(streams func(c *gin.Context) bool) Endpoint {
+	e.Streams = streams
+	return e
+}
+
+// Conditional marks an item write that honours If-Match, and documents its 412.
+func (e Endpoint) Conditional() Endpoint {
+	e.IfMatch = true
+	return e.Respond(http.StatusPreconditionFailed, "Error", "If-Match names an ETag that is not the record's "+
+		"current one (rest_precondition_failed); nothing was changed")
+}
+
+// Dated marks a single-record read that carries Last-Modified.
+func (e Endpoint) Dated() Endpoint {
+	e.LastModified = true
+	return e
+}
+
 // Doc sets the summary and description shown in the index and /doc.
 func (e Endpoint) Doc(summary, description string) Endpoint {
 	e.Summary, e.Description = summary, description
@@ -111,6 +139,23 @@ func (e Endpoint) Respond(status int, schema, description string) Endpoint {
 	}
 	responses[status] = Response{Description: description, Schema: schema}
 	e.Responses = responses
+	return e
+}
+
+// RespondAs documents an answer whose body is of another media type than JSON; for a status documented already
+// it adds the media type as an alternative (content negotiation).
+func (e Endpoint) RespondAs(status int, mediaType, schema, description string) Endpoint {
+	r, ok := e.Responses[status]
+	if !ok {
+		r = Response{Description: description}
+	}
+	media := map[string]string{mediaType: schema}
+	for k, v := range r.Media {
+		media[k] = v
+	}
+	r.Media = media
+	e = e.Respond(status, r.Schema, r.Description)
+	e.Responses[status] = r
 	return e
 }
 

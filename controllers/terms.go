@@ -437,6 +437,28 @@ func (tc termController) find(store *models.Store, id Opt[int64]) (*models.Term,
 	return t, err
 }
 
+// findForWrite finds the term a write addresses; with If-Match it locks the term's row first, so that the
+// precondition and the write see the same term.
+func (tc termController) findForWrite(c *gin.Context, tx *models.Store, id Opt[int64]) (*models.Term, error) {
+	if c.GetHeader("If-Match") != "" && id.V > 0 {
+		if err := tx.LockTerm(tc.kind.tax, uint64(id.V)); errors.Is(err, models.ErrNotFound) {
+			return nil, tc.kind.notFound()
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	return tc.find(tx, id)
+}
+
+// requireCurrent enforces If-Match on a write of term cur (nil for a create, which has no precondition): the
+// caller's ETag must be that of GET on the term now (see requireMatch).
+func (tc termController) requireCurrent(c *gin.Context, tx *models.Store, site Site, cur *models.Term) error {
+	if cur == nil {
+		return nil
+	}
+	return requireMatch(c, func() (any, error) { return tc.kind.shape(tx, site, cur) })
+}
+
 // authorize answers 403 (401 for anonymous callers, whom Authenticated already turned away) unless the caller may
 // manage terms of the kind. Handlers call it after validation: a bad request is 400 even for those who may not
 // write (reference §0.2).
@@ -477,7 +499,7 @@ func (tc termController) save(c *gin.Context, id *Opt[int64], in models.TermInpu
 		var cur *models.Term
 		if id != nil {
 			var err error
-			if cur, err = tc.find(tx, *id); err != nil {
+			if cur, err = tc.findForWrite(c, tx, *id); err != nil {
 				return err
 			}
 		}
@@ -489,6 +511,9 @@ func (tc termController) save(c *gin.Context, id *Opt[int64], in models.TermInpu
 			return err
 		}
 		if err := tc.authorize(c); err != nil {
+			return err
+		}
+		if err := tc.requireCurrent(c, tx, site, cur); err != nil {
 			return err
 		}
 		var t *models.Term
@@ -512,11 +537,14 @@ func (tc termController) remove(c *gin.Context, id Opt[int64]) error {
 	site := tc.Site(c)
 	var out Term
 	err := tc.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
-		cur, err := tc.find(tx, id)
+		cur, err := tc.findForWrite(c, tx, id)
 		if err != nil {
 			return err
 		}
 		if err := tc.authorize(c); err != nil {
+			return err
+		}
+		if err := tc.requireCurrent(c, tx, site, cur); err != nil {
 			return err
 		}
 		// The shape (its permalink path) is taken while the term and its ancestors still exist.

@@ -2,8 +2,6 @@ package middleware
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"github.com/klauspost/compress/s2"
 	"github.com/maypok86/otter/v2"
 
+	"calendar/controllers"
 	"calendar/models"
 )
 
@@ -62,7 +61,8 @@ func NewResponses(store *models.Store, maxBytes uint64) *Responses {
 // time) names the period this request's answer holds for — the site's day for a default date window, the second
 // for "now"-relative dates and upcoming filters; the cache key includes it, and the handler reads the same clock
 // through controllers.RequestTime, so a cached answer is exactly what the handler would compute in that period.
-func (r *Responses) For(clock func(*gin.Context) string) gin.HandlerFunc {
+// streams (nil for never) says that this request's answer is an iCalendar feed: see stream.
+func (r *Responses) For(clock func(*gin.Context) string, streams func(*gin.Context) bool) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		anonymous := models.UserFrom(c.Request.Context()) == nil
 		c.Header("Vary", "Authorization, Accept, Origin")
@@ -71,16 +71,16 @@ func (r *Responses) For(clock func(*gin.Context) string) gin.HandlerFunc {
 		} else {
 			c.Header("Cache-Control", "private, no-cache")
 		}
+		if streams != nil && streams(c) {
+			r.stream(c, clock)
+			return
+		}
 		key := ""
 		if anonymous {
 			// Without a version the answer is built uncached: a handler that needs the database reports the
 			// outage itself, and one that does not (the namespace index, /doc) still answers.
 			if version, err := r.versions.Version(c.Request.Context()); err == nil {
-				period := ""
-				if clock != nil {
-					period = clock(c)
-				}
-				key = cacheKey(c, version, period)
+				key = cacheKey(c, version, period(c, clock))
 				a, lead := r.cached(c, key)
 				if a != nil {
 					r.hits.Add(1)
@@ -106,7 +106,7 @@ func (r *Responses) For(clock func(*gin.Context) string) gin.HandlerFunc {
 		}
 		etag := c.Writer.Header().Get("ETag")
 		if etag == "" {
-			etag = ETagOf(w.buf.Bytes())
+			etag = controllers.ETagOf(w.buf.Bytes())
 			c.Header("ETag", etag)
 		}
 		if key != "" && w.buf.Len() <= maxCachedBody {
@@ -138,6 +138,43 @@ func compress(body []byte) []byte {
 
 // Stats returns how many anonymous answers were served from the cache and how many were built by their handler.
 func (r *Responses) Stats() (hits, misses uint64) { return r.hits.Load(), r.misses.Load() }
+
+// stream serves an answer that is too large to hold (an iCalendar feed of up to CALENDAR_ICAL_MAX_EVENTS events):
+// it is neither buffered nor cached, and is written as the handler produces it. Its ETag is weak and computed
+// before the handler runs, from everything the answer depends on — the data version, the path and query, the
+// Accept header, the clock period, the host (absolute URLs and UIDs name it) and the caller — so a client polling
+// with If-None-Match gets 304 for the price of one data-version read, before any event is queried. Once any
+// committed write moves the version the tag changes, whether or not the write touched this feed's events.
+func (r *Responses) stream(c *gin.Context, clock func(*gin.Context) string) {
+	version, err := r.versions.Version(c.Request.Context())
+	if err != nil {
+		c.Next() // untagged; the handler reports the outage
+		return
+	}
+	caller := "anonymous"
+	if u := models.UserFrom(c.Request.Context()); u != nil {
+		caller = "user " + strconv.FormatUint(u.ID, 10)
+	}
+	etag := controllers.WeakETagOf(cacheKey(c, version, period(c, clock)) + " caller=" + caller)
+	if inm := c.GetHeader("If-None-Match"); inm != "" && controllers.ETagMatches(inm, etag, true) {
+		c.Header("ETag", etag)
+		c.AbortWithStatus(http.StatusNotModified)
+		return
+	}
+	c.Header("ETag", etag)
+	c.Next()
+	if len(c.Errors) > 0 && !c.Writer.Written() {
+		c.Writer.Header().Del("ETag") // the error body is not the tagged feed
+	}
+}
+
+// period is the clock period of this request's answer, "" for answers that do not depend on the time.
+func period(c *gin.Context, clock func(*gin.Context) string) string {
+	if clock == nil {
+		return ""
+	}
+	return clock(c)
+}
 
 // cached returns the answer for key, waiting for it while another request builds it. Without an answer the
 // caller builds it; lead says it has taken the key and must call done(key) afterwards.
@@ -193,12 +230,17 @@ func (r *Responses) serveCached(c *gin.Context, a *cachedAnswer) {
 	_, _ = c.Writer.Write(body)
 }
 
-// cacheKey identifies an anonymous answer: data version, path, the query in a canonical order, the Accept header
-// (content negotiation), and the period of time the answer holds for.
+// cacheKey identifies an anonymous answer: data version, host (absolute URLs name it unless CALENDAR_BASE_URL is
+// set), path, the query in a canonical order, the Accept header (content negotiation), and the period of time the
+// answer holds for.
 func cacheKey(c *gin.Context, version int64, period string) string {
 	var b strings.Builder
 	b.WriteString(strconv.FormatInt(version, 10))
 	b.WriteByte(' ')
+	if c.Request.TLS != nil {
+		b.WriteString("https://")
+	}
+	b.WriteString(c.Request.Host)
 	b.WriteString(c.Request.URL.Path)
 	b.WriteByte('?')
 	b.WriteString(c.Request.URL.Query().Encode()) // sorted by key and escaped, so distinct queries never collide
@@ -209,16 +251,10 @@ func cacheKey(c *gin.Context, version int64, period string) string {
 	return b.String()
 }
 
-// ETagOf is the strong entity tag of an answer body.
-func ETagOf(body []byte) string {
-	sum := sha256.Sum256(body)
-	return `"` + hex.EncodeToString(sum[:16]) + `"`
-}
-
 // notModified evaluates If-None-Match (which wins when present) and If-Modified-Since against the answer.
 func notModified(c *gin.Context, etag string) bool {
 	if inm := c.GetHeader("If-None-Match"); inm != "" {
-		return ETagMatches(inm, etag, true)
+		return controllers.ETagMatches(inm, etag, true)
 	}
 	ims, err := http.ParseTime(c.GetHeader("If-Modified-Since"))
 	if err != nil {
@@ -226,26 +262,6 @@ func notModified(c *gin.Context, etag string) bool {
 	}
 	lm, err := http.ParseTime(c.Writer.Header().Get("Last-Modified"))
 	return err == nil && !lm.After(ims)
-}
-
-// ETagMatches tells whether a list of entity tags (an If-None-Match or If-Match header) matches etag; weak
-// comparison (RFC 9110 §8.8.3.2) is used for If-None-Match, strong for If-Match.
-func ETagMatches(header, etag string, weak bool) bool {
-	for _, candidate := range strings.Split(header, ",") {
-		candidate = strings.TrimSpace(candidate)
-		if candidate == "*" {
-			return true
-		}
-		if weak {
-			candidate = strings.TrimPrefix(candidate, "W/")
-		} else if strings.HasPrefix(candidate, "W/") {
-			continue
-		}
-		if candidate == strings.TrimPrefix(etag, "W/") {
-			return true
-		}
-	}
-	return false
 }
 
 func pickHeaders(h http.Header) http.Header {

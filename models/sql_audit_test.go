@@ -40,6 +40,7 @@ var reviewedSQL = map[string]string{
 	"slug.go:UniqueSlug":            "table is events (the one caller outside models passes the literal) or a kind's or taxonomy's table; the candidate slugs are bound",
 	"term.go:DeleteTerm":            "tax.table of CategoryTaxonomy or TagTaxonomy (Taxonomy's fields are unexported: no other values exist)",
 	"term.go:Term":                  "tax.table and tax.termColumns() (two literals) of the two taxonomies",
+	"term.go:LockTerm":              "tax.table of the two taxonomies; the ID bound",
 	"term.go:Terms":                 "tax.table of the two taxonomies; termOrder is reviewed below",
 	"term.go:UpdateTerm":            "tax.table of the two taxonomies; the values are bound by Updates",
 	"term.go:adoptChildren":         "tax.table of the two taxonomies",

@@ -123,6 +123,21 @@ func (s *Store) Term(tax *Taxonomy, id uint64) (*Term, error) {
 	return &t, nil
 }
 
+// LockTerm locks the term's row until the transaction ends, so that what a write checked before changing it
+// (If-Match) still holds when it commits: a concurrent write of the term waits. SQLite needs no lock (its write
+// transactions take the database's write lock at BEGIN). It returns ErrNotFound when the term does not exist.
+func (s *Store) LockTerm(tax *Taxonomy, id uint64) error {
+	if s.dialect != Postgres {
+		return nil
+	}
+	var ids []uint64
+	err := s.db.Table(tax.table).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Pluck("id", &ids).Error
+	if err == nil && len(ids) == 0 {
+		return ErrNotFound
+	}
+	return err
+}
+
 // Terms lists one page of the terms f selects, and how many it selects in all. Filters naming records that do not
 // exist are one rest_invalid_param error naming each of them. The count and the page are two queries whatever the
 // page size.

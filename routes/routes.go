@@ -34,7 +34,7 @@ func Table(app *controllers.App) []controllers.Route {
 				Respond(http.StatusOK, "OpenAPIDocument", "The OpenAPI 3 document of the interface"),
 		}},
 		{Path: "/events", Endpoints: []controllers.Endpoint{
-			controllers.Get(events.List).ClockedBy(events.ListClock).
+			controllers.Get(events.List).ClockedBy(events.ListClock).StreamedWhen(controllers.WantsCalendar).
 				Doc("List events", "The events the caller may see that pass every filter, ordered by start date then ID, "+
 					"one page at a time. Events hidden from listings are never listed. Without date parameters the window "+
 					"is 00:00 today (site time) to 23:59:59 of the day two years ahead; any starts_*/ends_* parameter drops "+
@@ -42,8 +42,11 @@ func Table(app *controllers.App) []controllers.Route {
 					"geoloc_lat and geoloc_lng (with or without geoloc=true) keep events with a venue within "+
 					"geoloc_radius geoloc_unit of that point by great-circle distance (default radius and unit: "+
 					"the service's configuration); geoloc=false switches the geolocation filter off. Totals are in "+
-					"X-TEC-Total and X-TEC-TotalPages, links in Link.").
-				Respond(http.StatusOK, "EventList", "A page of events").
+					"X-TEC-Total and X-TEC-TotalPages, links in Link. With Accept preferring text/calendar to JSON "+
+					"(by q-value; JSON wins ties, */* and a missing Accept) the answer is the iCalendar feed of "+
+					"/events.ics for the same query instead: page and per_page are then checked but ignored.").
+				Respond(http.StatusOK, "EventList", "A page of events, or (Accept: text/calendar) the iCalendar feed").
+				RespondAs(http.StatusOK, "text/calendar", "ICalendar", "").
 				Respond(http.StatusBadRequest, "Error", "A bad filter (rest_invalid_param)").
 				Respond(http.StatusNotFound, "Error", "A page past the last (event-archive-page-not-found)"),
 			controllers.Post(events.Create).Require("title", "start_date", "end_date").Authenticated().
@@ -54,7 +57,25 @@ func Table(app *controllers.App) []controllers.Route {
 				Respond(http.StatusUnauthorized, "Error", "No credentials (rest_forbidden)").
 				Respond(http.StatusForbidden, "Error", "The caller may not create events (rest_forbidden)"),
 		}},
+		{Path: "/events.ics", Endpoints: []controllers.Endpoint{
+			controllers.Get(events.Feed).ClockedBy(events.ListClock).StreamedWhen(controllers.Always).
+				Doc("Subscribe to events (iCalendar feed)", controllers.FeedDoc).
+				RespondAs(http.StatusOK, "text/calendar", "ICalendar", "The feed").
+				Respond(http.StatusBadRequest, "Error", "A bad filter (rest_invalid_param)"),
+		}},
 		{Path: "/events/:id", Endpoints: eventItemEndpoints(events.ReadByID, events.UpdateByID, events.DeleteByID)},
+		{Path: "/events/:id.ics", Endpoints: []controllers.Endpoint{
+			controllers.Get(events.ReadICalByID).Dated().
+				Doc("Read an event as iCalendar", "The event as an iCalendar object with one VEVENT (and the "+
+					"VTIMEZONE it needs), built as in the feed of /events.ics. The read rules and errors of GET "+
+					"/events/{id} apply (JSON error bodies): 404 for an unknown event, 403 when trashed, not "+
+					"readable, or password-protected without password (editors of the event need none), so the "+
+					"event is never redacted here. Carries Last-Modified as GET /events/{id} does.").
+				RespondAs(http.StatusOK, "text/calendar", "ICalendar", "The event").
+				Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
+				Respond(http.StatusForbidden, "Error", "The event is trashed, not accessible, or password-protected").
+				Respond(http.StatusNotFound, "Error", "No such event (rest-event-not-found)"),
+		}},
 		{Path: "/events/by-slug/:slug", Endpoints: eventItemEndpoints(events.ReadBySlug, events.UpdateBySlug,
 			events.DeleteBySlug)},
 	}
@@ -81,13 +102,14 @@ func linkedRoutes(name, plural, schema string, e linkedEndpoints) []controllers.
 	}
 	item := func(read, update, remove controllers.Endpoint, by string) []controllers.Endpoint {
 		return []controllers.Endpoint{
-			read.Doc("Read "+a+" "+by, "Records that are not published need read rights (403 "+name+
+			read.Dated().Doc("Read "+a+" "+by, "Records that are not published need read rights (403 "+name+
 				"-not-accessible, also for trashed ones). A password-protected "+name+" comes back with its details "+
-				"blanked (its name stays visible) unless password matches or the caller can edit it. Includes json_ld.").
+				"blanked (its name stays visible) unless password matches or the caller can edit it. Includes json_ld. "+
+				"Last-Modified is the "+name+"'s modification date.").
 				Respond(http.StatusOK, schema, "The "+name).
 				Respond(http.StatusForbidden, "Error", name+"-not-accessible").
 				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)"),
-			update.Authenticated().Doc("Update "+a+" "+by, "POST, PUT and PATCH take the same parameters; omitted "+
+			update.Authenticated().Conditional().Doc("Update "+a+" "+by, "POST, PUT and PATCH take the same parameters; omitted "+
 				"parameters are unchanged and \"\" clears an optional one. The slug does not follow renames. Needs "+
 				"edit rights on the "+name+"; a status restores a trashed one.").
 				Respond(http.StatusOK, schema, "The updated "+name).
@@ -95,7 +117,7 @@ func linkedRoutes(name, plural, schema string, e linkedEndpoints) []controllers.
 				Respond(http.StatusUnauthorized, "Error", "No credentials").
 				Respond(http.StatusForbidden, "Error", "Not allowed to edit this "+name).
 				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)"),
-			remove.Authenticated().Doc("Delete "+a+" "+by, "Moves the "+name+" to the trash (200 with status "+
+			remove.Authenticated().Conditional().Doc("Delete "+a+" "+by, "Moves the "+name+" to the trash (200 with status "+
 				"trash); a second delete is 410 "+name+"-is-in-trash; force=true deletes it for good (200 with the "+
 				name+" as it was). Either way it is unlinked, and only it, from every event.").
 				Respond(http.StatusOK, schema, "The trashed or deleted "+name).
@@ -159,16 +181,17 @@ func organizerRoutes(app *controllers.App) []controllers.Route {
 func eventItemEndpoints[R, U, D any](read func(*gin.Context, *R) error, update func(*gin.Context, *U) error,
 	remove func(*gin.Context, *D) error) []controllers.Endpoint {
 	return []controllers.Endpoint{
-		controllers.Get(read).
+		controllers.Get(read).Dated().
 			Doc("Read an event", "The event with its JSON-LD. A trashed event is readable by its editors only "+
 				"(others get 403 event-no-longer-available); an unpublished one needs read rights (403 "+
 				"event-not-accessible); a password-protected one needs its password unless the caller can edit it "+
-				"(403 event-password-protected).").
+				"(403 event-password-protected). Last-Modified is the latest modification date of the event, its "+
+				"venues and its organizers (categories and tags have none: a renamed term changes the ETag only).").
 			Respond(http.StatusOK, "Event", "The event").
 			Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
 			Respond(http.StatusForbidden, "Error", "The event is trashed, not accessible, or password-protected").
 			Respond(http.StatusNotFound, "Error", "No such event (rest-event-not-found)"),
-		controllers.Update(update).Authenticated().
+		controllers.Update(update).Authenticated().Conditional().
 			Doc("Update an event", "Changes the fields sent; omitted fields are unchanged, lists sent replace the "+
 				"current ones. Sending one of start_date and end_date keeps the other. A status restores a trashed "+
 				"event; status trash trashes it. POST, PUT and PATCH are the same.").
@@ -177,7 +200,7 @@ func eventItemEndpoints[R, U, D any](read func(*gin.Context, *R) error, update f
 			Respond(http.StatusUnauthorized, "Error", "No credentials (rest_forbidden)").
 			Respond(http.StatusForbidden, "Error", "The caller may not edit this event (rest_forbidden)").
 			Respond(http.StatusNotFound, "Error", "No such event (rest-event-not-found)"),
-		controllers.Delete(remove).Authenticated().
+		controllers.Delete(remove).Authenticated().Conditional().
 			Doc("Delete an event", "Moves the event to the trash and answers it with status trash; a second delete "+
 				"is 410 event-is-in-trash. force=true deletes it permanently and answers the event as it was.").
 			Respond(http.StatusOK, "Event", "The event trashed, or as it was before a permanent delete").
@@ -244,7 +267,8 @@ func termList(e controllers.Endpoint, plural, extra string) controllers.Endpoint
 }
 
 func termGet(e controllers.Endpoint, kind string) controllers.Endpoint {
-	return e.Doc("Read an event "+kind, "The "+kind+" with this term ID. Reads are public.").
+	return e.Doc("Read an event "+kind, "The "+kind+" with this term ID. Reads are public. Terms have no "+
+		"modification date, so there is no Last-Modified: revalidate with the ETag (If-None-Match).").
 		Respond(http.StatusNotFound, "Error", "No "+kind+" has this ID (rest_term_invalid)")
 }
 
@@ -255,13 +279,13 @@ func termCreate(e controllers.Endpoint, kind, description string) controllers.En
 }
 
 func termUpdate(e controllers.Endpoint, kind, description string) controllers.Endpoint {
-	return termWrite(e, kind, "Update an event "+kind, description+" A name already used under the same parent is "+
+	return termWrite(e.Conditional(), kind, "Update an event "+kind, description+" A name already used under the same parent is "+
 		"400 term_exists; a slug another term uses is 400 duplicate_term_slug naming slug.").
 		Respond(http.StatusNotFound, "Error", "No "+kind+" has this ID (rest_term_invalid)")
 }
 
 func termDelete(e controllers.Endpoint, kind, description string) controllers.Endpoint {
-	return termAuth(e, kind).Doc("Delete an event "+kind, description).
+	return termAuth(e, kind).Conditional().Doc("Delete an event "+kind, description).
 		Respond(http.StatusNotFound, "Error", "No "+kind+" has this ID (rest_term_invalid)")
 }
 
@@ -313,22 +337,140 @@ func New(app *controllers.App) http.Handler {
 	api := r.Group(app.Config.APIRoot())
 	responses := middleware.NewResponses(app.Store, responseCacheBytes)
 	metrics.WatchCache(responses)
-	for _, route := range Table(app) {
-		path := strings.TrimSuffix(route.Path, "/")
-		for _, e := range route.Endpoints {
-			for _, m := range e.Methods {
-				if m == http.MethodGet {
-					api.Handle(m, path, responses.For(e.Clock), e.Handler())
-				} else {
-					api.Handle(m, path, e.Handler())
-				}
-			}
+	for _, rr := range routerRoutes(Table(app)) {
+		handlers := []gin.HandlerFunc{rr.handler()}
+		if rr.method == http.MethodGet {
+			handlers = append([]gin.HandlerFunc{responses.For(rr.clock(), rr.streams())}, handlers...)
 		}
+		if len(rr.variants) > 1 {
+			handlers = append([]gin.HandlerFunc{rr.pick}, handlers...)
+		}
+		api.Handle(rr.method, strings.TrimSuffix(rr.pattern, "/"), handlers...)
 	}
 	noRoute := func(c *gin.Context) { _ = c.Error(models.NoRoute()) }
 	r.NoRoute(noRoute)
 	r.NoMethod(noRoute)
 	return compat{engine: r, root: app.Config.APIRoot()}
+}
+
+// routerRoute is one route of the router: a method and a gin pattern, and the endpoints of the table it serves:
+// one, or several told apart by a literal suffix of the last path parameter. Gin cannot hold /events/:id and
+// /events/:id.ics side by side, so the table lists both as clients see them and one gin route serves them.
+type routerRoute struct {
+	method, pattern string
+	// param is the parameter whose suffix picks the endpoint ("" when there is one endpoint).
+	param    string
+	variants []routeVariant
+}
+
+// routeVariant is an endpoint of a router route with the suffix of its parameter ("" for the bare one).
+type routeVariant struct {
+	suffix   string
+	endpoint controllers.Endpoint
+	handler  gin.HandlerFunc
+}
+
+// RouterPattern is the gin pattern that serves a path of the route table, the parameter that carries a suffix
+// and the suffix: "/events/:id.ics" → "/events/:id", "id", ".ics".
+func RouterPattern(path string) (pattern, param, suffix string) {
+	slash := strings.LastIndexByte(path, '/')
+	last := path[slash+1:]
+	if !strings.HasPrefix(last, ":") {
+		return path, "", ""
+	}
+	param, suffix = controllers.SplitParam(last[1:])
+	return path[:slash+1] + ":" + param, param, suffix
+}
+
+// routerRoutes groups the endpoints of the table by method and gin pattern, in the table's order.
+func routerRoutes(table []controllers.Route) []*routerRoute {
+	var out []*routerRoute
+	byKey := map[string]*routerRoute{}
+	for _, route := range table {
+		pattern, param, suffix := RouterPattern(route.Path)
+		for _, e := range route.Endpoints {
+			for _, m := range e.Methods {
+				rr := byKey[m+" "+pattern]
+				if rr == nil {
+					rr = &routerRoute{method: m, pattern: pattern}
+					byKey[m+" "+pattern] = rr
+					out = append(out, rr)
+				}
+				if suffix != "" {
+					rr.param = param
+				}
+				rr.variants = append(rr.variants, routeVariant{suffix: suffix, endpoint: e, handler: e.Handler()})
+			}
+		}
+	}
+	return out
+}
+
+// variantKey is where pick records the endpoint chosen for a request.
+const variantKey = "calendar.variant"
+
+// pick chooses the endpoint whose suffix ends the parameter (the bare one otherwise), and strips the suffix from
+// the parameter, so that /events/12.ics reaches the iCalendar read with id 12. A request no endpoint takes (a
+// bare value where only a suffixed route exists) is 404 rest_no_route.
+func (rr *routerRoute) pick(c *gin.Context) {
+	value := c.Param(rr.param)
+	chosen := -1
+	for i, v := range rr.variants {
+		switch {
+		case v.suffix == "" && chosen < 0:
+			chosen = i
+		case v.suffix != "" && len(value) > len(v.suffix) && strings.HasSuffix(value, v.suffix):
+			for j := range c.Params {
+				if c.Params[j].Key == rr.param {
+					c.Params[j].Value = strings.TrimSuffix(value, v.suffix)
+				}
+			}
+			c.Set(variantKey, i)
+			return
+		}
+	}
+	if chosen < 0 {
+		_ = c.Error(models.NoRoute())
+		c.Abort()
+		return
+	}
+	c.Set(variantKey, chosen)
+}
+
+// variant is the endpoint pick chose for c.
+func (rr *routerRoute) variant(c *gin.Context) routeVariant {
+	if len(rr.variants) == 1 {
+		return rr.variants[0]
+	}
+	return rr.variants[c.GetInt(variantKey)]
+}
+
+// handler runs the chosen endpoint.
+func (rr *routerRoute) handler() gin.HandlerFunc {
+	return func(c *gin.Context) { rr.variant(c).handler(c) }
+}
+
+// clock is the clock of the chosen endpoint (see Endpoint.Clock); nil when no endpoint has one.
+func (rr *routerRoute) clock() func(*gin.Context) string {
+	for _, v := range rr.variants {
+		if v.endpoint.Clock != nil {
+			return func(c *gin.Context) string {
+				if clock := rr.variant(c).endpoint.Clock; clock != nil {
+					return clock(c)
+				}
+				return ""
+			}
+		}
+	}
+	return nil
+}
+
+// streams tells whether the chosen endpoint streams this request's answer (see Endpoint.Streams).
+func (rr *routerRoute) streams() func(*gin.Context) bool {
+	return func(c *gin.Context) bool {
+		streams := rr.variant(c).endpoint.Streams
+		return streams != nil && streams(c)
+	}
 }
 
 // compat adapts requests as Canonicalize says before routing.

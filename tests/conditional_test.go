@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"calendar/models"
 )
@@ -117,5 +118,69 @@ func TestQueriesThatLookAlikeAreCachedApart(t *testing.T) {
 		}
 		app.Do(Request{Method: http.MethodPost, Path: "/tags", Body: map[string]any{"name": fmt.Sprint("other ", round)}, Token: token}).
 			ExpectStatus(t, http.StatusCreated) // a new data version, so the second order starts uncached
+	}
+}
+
+// TestSingleRecordsCarryLastModified reads events, venues and organizers: Last-Modified is the record's
+// modification date (for an event the latest of its own and its venues' and organizers'), also on answers from
+// the response cache; If-Modified-Since not before it gives 304, an earlier date the record, and If-None-Match,
+// when sent, decides alone. Terms have no modification date and no Last-Modified.
+func TestSingleRecordsCarryLastModified(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleEditor)
+	post := func(path string, body map[string]any) map[string]any {
+		return app.Do(Request{Method: http.MethodPost, Path: path, Token: token, Body: body}).
+			ExpectStatus(t, http.StatusCreated).JSON(t)
+	}
+	venue := post("/venues", map[string]any{"venue": "Dated Hall"})
+	organizer := post("/organizers", map[string]any{"organizer": "Dated Org"})
+	event := app.createEvent(t, token, eventBody("Dated", 3, "venue", venue["id"], "organizer", []any{organizer["id"]}))
+	tag := post("/tags", map[string]any{"name": "Undated"})
+	later := time.Now().UTC().Add(time.Hour).Truncate(time.Second)
+	if err := app.Store.DB().Model(&models.Organizer{}).Where("id = ?", organizer["id"]).
+		UpdateColumn("updated_at", later).Error; err != nil {
+		t.Fatal(err)
+	}
+	httpDate := func(modifiedUTC any) string {
+		at, err := time.Parse(dateTimeLayout, modifiedUTC.(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return at.Format(http.TimeFormat)
+	}
+	for path, want := range map[string]string{
+		fmt.Sprintf("/venues/%v", venue["id"]):           httpDate(venue["modified_utc"]),
+		fmt.Sprintf("/venues/by-slug/%v", venue["slug"]): httpDate(venue["modified_utc"]),
+		fmt.Sprintf("/organizers/%v", organizer["id"]):   later.Format(http.TimeFormat),
+		eventPath(event):                            later.Format(http.TimeFormat),
+		eventPath(event) + ".ics":                   later.Format(http.TimeFormat),
+		"/events/by-slug/" + event["slug"].(string): later.Format(http.TimeFormat),
+	} {
+		for i := 0; i < 2; i++ { // the second answer comes from the response cache
+			res := app.Get(path).ExpectStatus(t, http.StatusOK)
+			if got := res.Header.Get("Last-Modified"); got != want {
+				t.Fatalf("GET %s (answer %d): Last-Modified %q, want %q", path, i+1, got, want)
+			}
+		}
+		lm, _ := http.ParseTime(want)
+		for since, status := range map[time.Time]int{lm: http.StatusNotModified, lm.Add(time.Hour): http.StatusNotModified,
+			lm.Add(-time.Second): http.StatusOK} {
+			res := app.Do(Request{Path: path, Header: http.Header{"If-Modified-Since": {since.Format(http.TimeFormat)}}})
+			if res.Status != status {
+				t.Errorf("GET %s If-Modified-Since %s: %d, want %d", path, since, res.Status, status)
+			}
+		}
+		res := app.Do(Request{Path: path, Header: http.Header{"If-Modified-Since": {want}, "If-None-Match": {`"stale"`}}})
+		if res.Status != http.StatusOK {
+			t.Errorf("GET %s with a stale If-None-Match and a current If-Modified-Since: %d", path, res.Status)
+		}
+		app.Do(Request{Path: path, Token: token, Header: http.Header{"If-Modified-Since": {want}}}).
+			ExpectStatus(t, http.StatusNotModified)
+	}
+	for _, path := range []string{fmt.Sprintf("/tags/%v", tag["id"]), "/events", "/events.ics"} {
+		if lm := app.Get(path).Header.Get("Last-Modified"); lm != "" {
+			t.Errorf("GET %s: Last-Modified %q", path, lm)
+		}
 	}
 }

@@ -37,6 +37,11 @@ import (
 	"calendar/routes"
 )
 
+func init() {
+	// iCalendar answers (text/calendar) are validated against their schema in /doc as text.
+	openapi3filter.RegisterBodyDecoder("text/calendar", openapi3filter.PlainBodyDecoder)
+}
+
 // postgresURL selects PostgreSQL for the whole suite when set.
 var postgresURL = os.Getenv("CALENDAR_TEST_DATABASE_URL")
 
@@ -479,20 +484,45 @@ func warmPool(t *testing.T, app *App, n int) {
 func countQueries(t *testing.T, app *App) *atomic.Int64 {
 	t.Helper()
 	var n atomic.Int64
-	count := func(db *gorm.DB) {
+	onEveryStatement(t, app, "test:count", func(*gorm.DB) { n.Add(1) })
+	return &n
+}
+
+// onEveryStatement calls fn, registered under name, for every statement the store sends from now on (queries,
+// row scans, raw statements); the dry runs GORM makes to build subqueries send nothing and are left out.
+func onEveryStatement(t *testing.T, app *App, name string, fn func(*gorm.DB)) {
+	t.Helper()
+	call := func(db *gorm.DB) {
 		if !db.DryRun {
-			n.Add(1)
+			fn(db)
 		}
 	}
 	cb := app.Store.DB().Callback()
 	for _, err := range []error{
-		cb.Query().After("gorm:query").Register("test:count_query", count),
-		cb.Row().After("gorm:row").Register("test:count_row", count),
-		cb.Raw().After("gorm:raw").Register("test:count_raw", count),
+		cb.Query().After("gorm:query").Register(name+"_query", call),
+		cb.Row().After("gorm:row").Register(name+"_row", call),
+		cb.Raw().After("gorm:raw").Register(name+"_raw", call),
 	} {
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	return &n
+}
+
+// recordQueries records the SQL of every statement the store sends from now on, for tests that check which
+// tables a request touches.
+func recordQueries(t *testing.T, app *App) func() []string {
+	t.Helper()
+	var mu sync.Mutex
+	var sqls []string
+	onEveryStatement(t, app, "test:record", func(db *gorm.DB) {
+		mu.Lock()
+		sqls = append(sqls, db.Statement.SQL.String())
+		mu.Unlock()
+	})
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), sqls...)
+	}
 }

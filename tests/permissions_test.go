@@ -483,6 +483,7 @@ func (f visibilityFixture) full(viewer actor, withPassword bool) bool {
 var readTargets = map[string]string{
 	"/": "public", "/doc": "public",
 	"/events": "list", "/events/:id": "single", "/events/by-slug/:slug": "single",
+	"/events.ics": "list", "/events/:id.ics": "single",
 	"/venues": "list", "/venues/:id": "single", "/venues/by-slug/:slug": "single",
 	"/organizers": "list", "/organizers/:id": "single", "/organizers/by-slug/:slug": "single",
 	"/categories": "terms", "/categories/:id": "term", "/tags": "terms", "/tags/:id": "term",
@@ -597,11 +598,16 @@ func TestEveryReadRouteByRoleAndStatus(t *testing.T) {
 	t.Logf("visibility matrix: %d records, %d requests", len(m.fixtures), m.requests)
 }
 
-// singleReads reads every fixture by ID and by slug as every role, and the protected ones with their password.
+// singleReads reads every fixture by ID and by slug (events also as iCalendar) as every role, and the protected ones
+// with their password.
 func (m *readMatrix) singleReads(t *testing.T) {
 	for _, f := range m.fixtures {
 		for _, a := range m.actors {
-			for _, path := range []string{fmt.Sprintf("/%s/%d", f.kind.plural, f.id), "/" + f.kind.plural + "/by-slug/" + f.slug} {
+			paths := []string{fmt.Sprintf("/%s/%d", f.kind.plural, f.id), "/" + f.kind.plural + "/by-slug/" + f.slug}
+			if f.kind.plural == "events" {
+				paths = append(paths, fmt.Sprintf("/events/%d.ics", f.id))
+			}
+			for _, path := range paths {
 				what := fmt.Sprintf("GET %s (%s %s's) as %s", path, f.state, f.owner, a.role)
 				m.expectSingle(t, what, f, a, m.get(path, a), false)
 				if f.protected {
@@ -638,7 +644,8 @@ func (m *readMatrix) expectSingle(t *testing.T, what string, f visibilityFixture
 
 // lists lists every kind with every status filter as every role: the records listed are exactly those with a status
 // the filter selects that the caller may read (reference §5.4; a list never shows what a single read refuses), and
-// protected ones are redacted for callers who may not edit them.
+// protected ones are redacted for callers who may not edit them. The iCalendar feed of each event list holds the
+// same events, redacted alike.
 func (m *readMatrix) lists(t *testing.T) {
 	var eventIDs []int
 	for _, f := range m.fixtures {
@@ -665,9 +672,16 @@ func (m *readMatrix) lists(t *testing.T) {
 				path := "/" + kind + "?per_page=50&" + filter.query
 				what := fmt.Sprintf("GET %s as %s", path, a.role)
 				res := m.get(path, a)
+				var feed *Response
+				if kind == "events" {
+					feed = m.get("/events.ics?"+filter.query, a)
+				}
 				visitorsMay := filter.query == "" || filter.query == "status=publish" || strings.HasPrefix(filter.query, "include")
 				if rankOf(a.role) < roleRanks["contributor"] && !visitorsMay {
 					expectInvalid(t, res, "status")
+					if feed != nil {
+						expectInvalid(t, feed, "status")
+					}
 					continue
 				}
 				if res.Status != http.StatusOK {
@@ -675,8 +689,14 @@ func (m *readMatrix) lists(t *testing.T) {
 					continue
 				}
 				listed := map[uint64]bool{}
-				for _, id := range idsOf(res.JSON(t)[kind]) {
+				ids := idsOf(res.JSON(t)[kind])
+				for _, id := range ids {
 					listed[uint64(id)] = true
+				}
+				if feed != nil {
+					if got := uidIDs(t, readICal(t, feed).Events); !sameInts(got, ids) {
+						t.Errorf("the feed of %s holds %v, the list %v", what, got, ids)
+					}
 				}
 				for _, f := range m.fixtures {
 					if f.kind.plural != kind {
@@ -692,6 +712,10 @@ func (m *readMatrix) lists(t *testing.T) {
 					}
 					expectMarker(t, fmt.Sprintf("%s, record %d (%s %s's)", what, f.id, f.state, f.owner), res, f.marker,
 						listed[f.id] && f.full(a, false))
+					if feed != nil {
+						expectMarker(t, fmt.Sprintf("the feed of %s, record %d (%s %s's)", what, f.id, f.state, f.owner),
+							feed, f.marker, listed[f.id] && f.full(a, false))
+					}
 				}
 			}
 		}
@@ -752,7 +776,7 @@ func (m *readMatrix) embeds(t *testing.T) {
 		return linkedID(t, rec), marker
 	}
 	venues, organizers, events := ownedKinds["venues"], ownedKinds["organizers"], ownedKinds["events"]
-	protectedVenue, protectedVenueMarker := record(venues, "publish", true)
+	protectedVenue, protectedVenueMarker := record(venues, "publish", true, "address", "9 Locked Road")
 	draftVenue, draftVenueMarker := record(venues, "draft", false)
 	protectedOrganizer, protectedOrganizerMarker := record(organizers, "publish", true)
 	embedding, _ := record(events, "publish", false, "venue", []any{protectedVenue, draftVenue},
@@ -765,6 +789,11 @@ func (m *readMatrix) embeds(t *testing.T) {
 		editsThem := mayChange(a.role, a.role == "author", models.StatusPublish)
 		single := m.get(fmt.Sprintf("/events/%d", embedding), a).ExpectStatus(t, http.StatusOK)
 		list := m.get("/events?per_page=50", a).ExpectStatus(t, http.StatusOK)
+		feed := m.get("/events.ics", a).ExpectStatus(t, http.StatusOK)
+		expectMarker(t, "the feed as "+a.role+", the protected event's details", feed, hiddenMarker, editsThem)
+		if nameAlone := "LOCATION:Embedded " + protectedVenueMarker[2:] + "\r\n"; strings.Contains(string(feed.Body), nameAlone) == editsThem {
+			t.Errorf("the feed as %s: the protected venue's location shown as its name alone: %v", a.role, !editsThem)
+		}
 		for what, res := range map[string]*Response{"the embedding event": single, "the event list": list} {
 			what += " as " + a.role
 			expectMarker(t, what+", protected venue", res, protectedVenueMarker, editsThem)

@@ -1,0 +1,500 @@
+package controllers
+
+import (
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	ics "github.com/arran4/golang-ical"
+	"github.com/gin-gonic/gin"
+
+	"calendar/models"
+)
+
+// This file serves events as iCalendar (RFC 5545, issue 10): the feed GET /events.ics (also GET /events with
+// Accept: text/calendar) and one event at GET /events/{id}.ics. golang-ical serialises every property (escaping,
+// folding at 75 octets, CRLF); this file decides what each event says and streams the feed in batches.
+
+// EventFeedInput holds the parameters of GET /events.ics: the filters of GET /events, without paging.
+type EventFeedInput struct {
+	EventFilters
+}
+
+// FeedDoc describes GET /events.ics in the namespace index and /doc.
+const FeedDoc = "An iCalendar (RFC 5545) feed to subscribe to: the events GET /events returns for the same " +
+	"query — every filter, the same visibility (drafts, pending and future events only for callers who may list " +
+	"them; hidden events never), the same default date window — in the same order, unpaged, up to " +
+	"CALENDAR_ICAL_MAX_EVENTS (10,000 by default); a feed that stops there says so in X-WR-CALDESC. GET /events " +
+	"with Accept preferring text/calendar answers the same. Each VEVENT: UID event-{id}@{host} (the host of " +
+	"CALENDAR_BASE_URL, else of the request), DTSTAMP and LAST-MODIFIED the event's modification date (there is " +
+	"no METHOD, so DTSTAMP is when the event last changed, RFC 5545 §3.8.7.2, and the same event is the same " +
+	"text in every feed), DTSTART/DTEND on the event's wall clock with TZID and a VTIMEZONE per zone (UTC events " +
+	"in UTC), all-day events as VALUE=DATE with DTEND the day after the last, SUMMARY the title, DESCRIPTION the " +
+	"text of the description (else of the excerpt), LOCATION the first venue's name and address, GEO its " +
+	"coordinates, URL the event's page, CATEGORIES its categories (one property each), ORGANIZER the first " +
+	"organizer (CN its name; mailto: its e-mail, else its page), STATUS CONFIRMED for published and private " +
+	"events, TENTATIVE for future, pending and drafts, CANCELLED for trashed ones (status=trash). Password-" +
+	"protected events are redacted as lists redact them, for callers who cannot edit them: title, dates (as " +
+	"date-times: all_day is hidden too), page and status stay; description, location, coordinates, categories " +
+	"and organizer go; a protected venue or organizer shows only its name. The feed is streamed in batches " +
+	"(bounded memory whatever its size) and never cached; its ETag is weak, computed before any event is read " +
+	"from the data version, the query, the Accept header, the host, the caller and the clock period, so polling " +
+	"with If-None-Match costs one data-version read and answers 304 until a write commits (any write, on any " +
+	"instance). Cache-Control is public for anonymous callers and private otherwise, with Vary: Authorization, " +
+	"Accept, Origin."
+
+// icalContentType is the media type of every iCalendar answer.
+const icalContentType = "text/calendar; charset=utf-8"
+
+// feedBatch is how many events a feed reads, with their links, at a time: what bounds its memory.
+const feedBatch = 500
+
+// Always is the Streams of an endpoint whose every answer is a feed.
+func Always(*gin.Context) bool { return true }
+
+// WantsCalendar tells whether the Accept header prefers text/calendar to JSON (RFC 9110 §12.5.1): each takes the
+// quality of the most specific range that matches it, and text/calendar wins with a higher quality, or an equal
+// one from a more specific range ("text/calendar, */*"). JSON wins everything else: no Accept, */*, ties. Written
+// here because goautoneg, the common helper, treats q=0 as acceptable and does not sort by specificity reliably.
+func WantsCalendar(c *gin.Context) bool {
+	header := c.GetHeader("Accept")
+	if header == "" {
+		return false
+	}
+	calendarQ, calendarRank := acceptQuality(header, "text", "calendar")
+	jsonQ, jsonRank := acceptQuality(header, "application", "json")
+	return calendarQ > 0 && (calendarQ > jsonQ || (calendarQ == jsonQ && calendarRank > jsonRank))
+}
+
+// acceptQuality is the quality an Accept header gives the media type typ/sub, and the rank of the range that
+// gives it: 2 for typ/sub, 1 for typ/*, 0 for */*, -1 when no range matches (quality 0).
+func acceptQuality(header, typ, sub string) (float64, int) {
+	quality, rank := 0.0, -1
+	for _, part := range strings.Split(header, ",") {
+		mediaType, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		t, s, _ := strings.Cut(mediaType, "/")
+		r := -1
+		switch {
+		case t == typ && s == sub:
+			r = 2
+		case t == typ && s == "*":
+			r = 1
+		case t == "*" && s == "*":
+			r = 0
+		}
+		if r <= rank {
+			continue
+		}
+		q := 1.0
+		if v, ok := params["q"]; ok {
+			if q, err = strconv.ParseFloat(v, 64); err != nil || q < 0 || q > 1 {
+				continue
+			}
+		}
+		quality, rank = q, r
+	}
+	return quality, rank
+}
+
+// Feed handles GET /events.ics.
+func (ec *EventController) Feed(c *gin.Context, in *EventFeedInput) error {
+	return ec.feed(c, &in.EventFilters)
+}
+
+// feed answers the events of the list query as one iCalendar object, written as it is read: the zones of its
+// first CALENDAR_ICAL_MAX_EVENTS events (one query, which also tells whether there are more), then batches of
+// events by keyset with their links. Errors before the first byte are the API's error bodies; a database error
+// later aborts the connection, so that a client never takes a cut feed for a whole one.
+func (ec *EventController) feed(c *gin.Context, in *EventFilters) error {
+	user := models.UserFrom(c.Request.Context())
+	store := ec.Store.WithContext(c.Request.Context())
+	q, err := ec.eventListQuery(store, in, user, RequestTime(c))
+	if err != nil {
+		return err
+	}
+	zones, err := store.EventFeedZones(q.scopes, ec.Config.ICalMaxEvents+1)
+	if err != nil {
+		return err
+	}
+	reader := &feedReader{store: store, scopes: q.scopes, limit: ec.Config.ICalMaxEvents}
+	batch, err := reader.next()
+	if err != nil {
+		return err
+	}
+	total := int64(0)
+	for _, z := range zones {
+		total += z.Events
+	}
+	site := ec.Site(c)
+	c.Header("Content-Type", icalContentType)
+	c.Status(http.StatusOK)
+	w := &icalWriter{w: c.Writer, shaper: ec.shaper(site, Viewer{User: user})}
+	w.begin(ec.feedProperties(site, total > int64(reader.limit)), zones)
+	ec.streamEvents(c, w, reader, batch)
+	w.end()
+	return nil // a client that stopped reading is not an error of the service
+}
+
+// streamEvents writes the first batch of a feed and the batches after it, flushing each before reading the next.
+func (ec *EventController) streamEvents(c *gin.Context, w *icalWriter, reader *feedReader, batch []models.Event) {
+	seen := map[uint64]bool{}
+	for len(batch) > 0 && w.err == nil {
+		for i := range batch {
+			// An event that a write moved past the cursor while the feed was read is not written twice.
+			if e := &batch[i]; !seen[e.ID] {
+				seen[e.ID] = true
+				w.event(e)
+			}
+		}
+		c.Writer.Flush()
+		var err error
+		if batch, err = reader.next(); c.Request.Context().Err() != nil {
+			w.err = c.Request.Context().Err() // the client went away: write nothing more
+		} else if err != nil {
+			ec.Log.Error("iCalendar feed aborted", "error", err, "events_read", reader.read)
+			panic(http.ErrAbortHandler)
+		}
+	}
+}
+
+// feedReader reads the events of a feed in list order, a batch at a time, up to its limit.
+type feedReader struct {
+	store  *models.Store
+	scopes []models.Scope
+	limit  int
+	// read counts the events read; after is the last one's place; done says the last batch was short.
+	read  int
+	after *models.EventCursor
+	done  bool
+}
+
+// next reads the next batch with the links of its events; none once the feed is read.
+func (r *feedReader) next() ([]models.Event, error) {
+	if r.done || r.read >= r.limit {
+		return nil, nil
+	}
+	n := min(feedBatch, r.limit-r.read)
+	events, err := r.store.EventsAfter(r.scopes, r.after, n)
+	if err == nil {
+		err = r.store.LoadEventLinks(events)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.read += len(events)
+	r.done = len(events) < n
+	if len(events) > 0 {
+		last := &events[len(events)-1]
+		r.after = &models.EventCursor{StartUTC: last.StartUTC, ID: last.ID}
+	}
+	return events, nil
+}
+
+// feedProperties are the calendar properties of a feed; truncated says it stopped at the cap.
+func (ec *EventController) feedProperties(site Site, truncated bool) []ics.CalendarProperty {
+	cal := icalCalendar()
+	cal.SetXWRCalName("Events — " + uidHost(site))
+	cal.SetXWRTimezone(ec.Config.TimezoneName)
+	cal.SetRefreshInterval("PT1H")
+	cal.SetXPublishedTTL("PT1H")
+	if truncated {
+		cal.SetXWRCalDesc(fmt.Sprintf("This feed holds the first %d events of its query, the most a feed of this "+
+			"service holds (CALENDAR_ICAL_MAX_EVENTS); the query matches more. Narrow it (start_date, end_date, "+
+			"categories, …) to get the others.", ec.Config.ICalMaxEvents))
+	}
+	return cal.CalendarProperties
+}
+
+// icalCalendar is a calendar with the properties every iCalendar answer of the service has.
+func icalCalendar() *ics.Calendar {
+	cal := ics.NewCalendarFor("calendar")
+	cal.SetProductId("-//calendar//Calendar REST API//EN")
+	cal.SetCalscale("GREGORIAN")
+	return cal
+}
+
+// ReadICalByID handles GET /events/{id}.ics: the event of GET /events/{id}, under the same read rules, as an
+// iCalendar object with one VEVENT.
+func (ec *EventController) ReadICalByID(c *gin.Context, in *EventReadByID) error {
+	return in.readWith(c, ec.readICal)
+}
+
+// readICal answers a single read as iCalendar, with Last-Modified.
+func (ec *EventController) readICal(c *gin.Context, ref eventRef, password Opt[string]) error {
+	e, shaper, err := ec.readable(c, ref, password)
+	if err != nil {
+		return err
+	}
+	setLastModified(c, eventDates(e)...)
+	c.Header("Content-Type", icalContentType)
+	c.Status(http.StatusOK)
+	w := &icalWriter{w: c.Writer, shaper: shaper}
+	w.begin(icalCalendar().CalendarProperties,
+		[]models.FeedZone{{Timezone: e.Timezone, First: e.StartUTC, Last: e.EndUTC, Events: 1}})
+	w.event(e)
+	w.end()
+	return w.err
+}
+
+// icalSerialization is RFC 5545's line format: CRLF, lines folded at 75 octets.
+var icalSerialization = &ics.SerializationConfiguration{MaxLength: 75, PropertyMaxLength: 75, NewLine: "\r\n"}
+
+// Layouts of iCalendar dates (RFC 5545 §3.3.4, §3.3.5): a wall-clock date-time (with TZID), and a date.
+const (
+	icalLocalLayout = "20060102T150405"
+	icalDateLayout  = "20060102"
+)
+
+// icalWriter writes one iCalendar object part by part: the calendar's properties and time zones, then events one
+// at a time, then its end. It keeps the first write error and writes nothing after it.
+type icalWriter struct {
+	w      io.Writer
+	err    error
+	shaper eventShaper
+	// zones are the TZIDs of the VTIMEZONEs written, with the first and last year each covers.
+	zones map[string][2]int
+}
+
+// begin writes the head: BEGIN:VCALENDAR, the properties, and a VTIMEZONE for every zone but UTC (whose events
+// are written in UTC) that covers the years its events span.
+func (w *icalWriter) begin(props []ics.CalendarProperty, zones []models.FeedZone) {
+	w.write(func(out io.Writer) error {
+		_, err := io.WriteString(out, "BEGIN:VCALENDAR"+icalSerialization.NewLine)
+		return err
+	})
+	for i := range props {
+		w.write(func(out io.Writer) error { return props[i].SerializeTo(out, icalSerialization) })
+	}
+	w.zones = map[string][2]int{}
+	for _, z := range zones {
+		loc := eventLocation(z.Timezone)
+		if loc == time.UTC {
+			continue
+		}
+		years := [2]int{z.First.In(loc).Year(), z.Last.In(loc).Year()}
+		w.zones[z.Timezone] = years
+		tz := vtimezone(z.Timezone, loc, years[0], years[1])
+		w.write(func(out io.Writer) error { return tz.SerializeTo(out, icalSerialization) })
+	}
+}
+
+// event writes the VEVENT of e.
+func (w *icalWriter) event(e *models.Event) {
+	ev := w.vevent(e)
+	w.write(func(out io.Writer) error { return ev.SerializeTo(out, icalSerialization) })
+}
+
+// end writes END:VCALENDAR.
+func (w *icalWriter) end() {
+	w.write(func(out io.Writer) error {
+		_, err := io.WriteString(out, "END:VCALENDAR"+icalSerialization.NewLine)
+		return err
+	})
+}
+
+func (w *icalWriter) write(part func(io.Writer) error) {
+	if w.err == nil {
+		w.err = part(w.w)
+	}
+}
+
+// vevent is the VEVENT of e for the writer's viewer (see FeedDoc for what each property says).
+func (w *icalWriter) vevent(e *models.Event) *ics.VEvent {
+	s := w.shaper
+	redacted := !s.mayBypassPassword(e)
+	ev := ics.NewEvent("event-" + strconv.FormatUint(e.ID, 10) + "@" + uidHost(s.site))
+	ev.SetDtStampTime(e.UpdatedAt)
+	ev.SetModifiedAt(e.UpdatedAt)
+	w.times(ev, e, e.AllDay && !redacted)
+	ev.SetSummary(e.Title)
+	if !redacted {
+		s.icalDetails(ev, e)
+	}
+	ev.SetURL(s.URL(e))
+	ev.SetStatus(icalStatus(e.Status))
+	return ev
+}
+
+// times writes DTSTART and DTEND: dates for all-day events (DTEND, exclusive in RFC 5545 §3.6.1, is the day after
+// the last); the wall clock with TZID where the calendar has a VTIMEZONE covering the event (an event written
+// into the database while a feed is read may have none), else UTC.
+func (w *icalWriter) times(ev *ics.VEvent, e *models.Event, allDay bool) {
+	loc := eventLocation(e.Timezone)
+	start, end := e.StartUTC.In(loc), e.EndUTC.In(loc)
+	years, zoned := w.zones[e.Timezone]
+	switch {
+	case allDay:
+		ev.SetAllDayStartAt(start)
+		ev.SetAllDayEndAt(time.Date(end.Year(), end.Month(), end.Day()+1, 0, 0, 0, 0, loc))
+	case zoned && start.Year() >= years[0] && end.Year() <= years[1]:
+		ev.SetProperty(withParams(ics.ComponentPropertyDtStart, "TZID", e.Timezone), start.Format(icalLocalLayout))
+		ev.SetProperty(withParams(ics.ComponentPropertyDtEnd, "TZID", e.Timezone), end.Format(icalLocalLayout))
+	default:
+		ev.SetStartAt(e.StartUTC)
+		ev.SetEndAt(e.EndUTC)
+	}
+}
+
+// icalDetails writes what redaction hides: the description, the first venue (location and coordinates), the
+// categories and the first organizer. Protected venues and organizers the viewer has not unlocked show only
+// their names, as in lists.
+func (s eventShaper) icalDetails(ev *ics.VEvent, e *models.Event) {
+	description := TextFromHTML(e.Description)
+	if description == "" {
+		description = TextFromHTML(e.Excerpt)
+	}
+	if description != "" {
+		ev.SetDescription(description)
+	}
+	if len(e.Venues) > 0 {
+		v := &e.Venues[0]
+		protected := linkedProtected(v.Linked(), s.viewer)
+		ev.SetLocation(venueLocation(v, protected))
+		if s.app.Config.Geolocation && v.GeoLat != nil && v.GeoLng != nil && !protected {
+			ev.SetProperty(ics.ComponentPropertyGeo, strconv.FormatFloat(*v.GeoLat, 'f', -1, 64)+";"+
+				strconv.FormatFloat(*v.GeoLng, 'f', -1, 64))
+		}
+	}
+	for i := range e.Categories {
+		ev.AddCategory(e.Categories[i].Name)
+	}
+	if len(e.Organizers) > 0 {
+		o := &e.Organizers[0]
+		address := linkedURL(s.site, "organizer", o.Slug)
+		if o.Email != "" && !linkedProtected(o.Linked(), s.viewer) {
+			address = "mailto:" + o.Email
+		}
+		ev.SetProperty(withParams(ics.ComponentPropertyOrganizer, "CN", o.Name), address)
+	}
+}
+
+// venueLocation is a venue as one line: its name, street, city, region and postal code, and country; only the
+// name when it is protected.
+func venueLocation(v *models.Venue, protected bool) string {
+	if protected {
+		return v.Name
+	}
+	region := v.StateProvince
+	if region == "" {
+		region = v.State
+	}
+	var parts []string
+	for _, p := range []string{v.Name, v.Address, v.City, strings.TrimSpace(region + " " + v.Zip), v.Country} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// icalStatus is the STATUS of an event: published and private events are confirmed; scheduled, pending and draft
+// events are not published yet, so tentative; trashed ones cancelled.
+func icalStatus(status string) ics.ObjectStatus {
+	switch status {
+	case models.StatusPublish, models.StatusPrivate:
+		return ics.ObjectStatusConfirmed
+	case models.StatusTrash:
+		return ics.ObjectStatusCancelled
+	}
+	return ics.ObjectStatusTentative
+}
+
+// uidHost is the host part of the site's base URL (CALENDAR_BASE_URL, else the request's Host): the domain of
+// event UIDs.
+func uidHost(site Site) string {
+	host, _, _ := strings.Cut(site.Host, "/")
+	return host
+}
+
+// withParams names a property together with parameters, written as RFC 5545 §3.2 requires. golang-ical writes
+// parameter values with backslash escapes, which iCalendar parsers read literally, and quotes none but ALTREP,
+// so a CN "Smith, John" or a TZID "UTC+5:30" would break the line. It writes a property's name as given (its own
+// REFRESH-INTERVAL;VALUE=DURATION relies on that), then the value and the folding: so the parameters go with
+// the name. Only properties whose values need no text escaping (date-times, addresses) are written this way.
+func withParams(name ics.ComponentProperty, kv ...string) ics.ComponentProperty {
+	var b strings.Builder
+	b.WriteString(string(name))
+	for i := 0; i+1 < len(kv); i += 2 {
+		b.WriteString(";" + kv[i] + "=" + paramValue(kv[i+1]))
+	}
+	return ics.ComponentProperty(b.String())
+}
+
+// paramValue is a parameter value as RFC 5545 §3.2 writes it: quoted when it holds ':', ';', ',' or non-ASCII
+// text; a double quote, which no parameter value may hold, becomes an apostrophe, and control characters go.
+func paramValue(v string) string {
+	quote := false
+	v = strings.Map(func(r rune) rune {
+		switch {
+		case r == '"':
+			return '\''
+		case r < 0x20 || r == 0x7f:
+			return -1
+		case r == ':' || r == ';' || r == ',' || r > 0x7e:
+			quote = true
+		}
+		return r
+	}, v)
+	if quote {
+		return `"` + v + `"`
+	}
+	return v
+}
+
+// vtimezone is the VTIMEZONE of loc, named tzid, for the years from to to: the observance in effect on 1 January
+// of the first year, then a STANDARD or DAYLIGHT for every transition until the end of the last, each with its
+// onset (on the wall clock before it), the offsets before and after and the abbreviation, read from Go's zone
+// database. Explicit observances rather than RRULEs are exact for every year covered, whatever the zone's
+// history: rules change (a zone that drops daylight saving), transitions do not lie.
+func vtimezone(tzid string, loc *time.Location, from, to int) *ics.VTimezone {
+	tz := ics.NewTimezone(tzid)
+	t := time.Date(from, 1, 1, 0, 0, 0, 0, loc)
+	end := time.Date(to+1, 1, 1, 0, 0, 0, 0, loc)
+	name, offset := t.Zone()
+	tz.Components = append(tz.Components, observance(t.IsDST(), t, offset, offset, name))
+	for {
+		_, next := t.ZoneBounds()
+		if next.IsZero() || !next.Before(end) {
+			return tz
+		}
+		_, before := t.Zone()
+		name, after := next.Zone()
+		onset := next.In(time.FixedZone("", before))
+		tz.Components = append(tz.Components, observance(next.IsDST(), onset, before, after, name))
+		t = next
+	}
+}
+
+// observance is one STANDARD or DAYLIGHT component: from onset (a wall-clock time), the offset changes from
+// before to after seconds east of UTC, and the zone is called name.
+func observance(daylight bool, onset time.Time, before, after int, name string) ics.Component {
+	base := ics.ComponentBase{}
+	base.SetProperty(ics.ComponentPropertyDtStart, onset.Format(icalLocalLayout))
+	base.SetProperty(ics.ComponentProperty(ics.PropertyTzoffsetfrom), utcOffset(before))
+	base.SetProperty(ics.ComponentProperty(ics.PropertyTzoffsetto), utcOffset(after))
+	base.SetProperty(ics.ComponentProperty(ics.PropertyTzname), name)
+	if daylight {
+		return &ics.Daylight{ComponentBase: base}
+	}
+	return &ics.Standard{ComponentBase: base}
+}
+
+// utcOffset writes seconds east of UTC as an iCalendar UTC offset: "+0100", "-0530", with seconds when not 0.
+func utcOffset(seconds int) string {
+	sign := "+"
+	if seconds < 0 {
+		sign, seconds = "-", -seconds
+	}
+	out := fmt.Sprintf("%s%02d%02d", sign, seconds/3600, seconds/60%60)
+	if seconds%60 != 0 {
+		out += fmt.Sprintf("%02d", seconds%60)
+	}
+	return out
+}
