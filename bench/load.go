@@ -26,6 +26,8 @@ type scenario struct {
 	next func(worker, i int) request
 	// wantStatus is the status that counts as success (200 unless set).
 	wantStatus int
+	// connections, when set, replaces the run's connection count (for answers too large to ask for 32 at a time).
+	connections int
 }
 
 // Result holds the figures of one scenario.
@@ -90,7 +92,11 @@ func (g *loadGenerator) run(ctx context.Context, sc scenario) Result {
 	time.AfterFunc(g.warmup, func() { measuring.Store(true) })
 	var measuredFrom time.Time
 	var measuredOnce sync.Once
-	for w := 0; w < g.connections; w++ {
+	connections := g.connections
+	if sc.connections > 0 {
+		connections = sc.connections
+	}
+	for w := 0; w < connections; w++ {
 		wg.Add(1)
 		go func(worker int) {
 			defer wg.Done()
