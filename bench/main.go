@@ -197,7 +197,11 @@ func printReport(w io.Writer, r Report) {
 			}
 			target = fmt.Sprintf("%.0f/s ≤%.0fms %s", res.Target.RPS, res.Target.P99ms, mark)
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.2f\t%d\t%.3f\t%s\t\n", res.Scenario, res.RPS, res.P50ms, res.P99ms,
+		rps := fmt.Sprintf("%.0f", res.RPS)
+		if res.RPS < 10 {
+			rps = fmt.Sprintf("%.2f", res.RPS) // a few large answers a second
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%d\t%.3f\t%s\t\n", res.Scenario, rps, res.P50ms, res.P99ms,
 			res.Errors, res.RatioToStatic, target)
 	}
 	_ = tw.Flush()
