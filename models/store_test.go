@@ -6,16 +6,23 @@ import (
 	"testing"
 )
 
-func TestRefreshStatisticsGivesSQLitesPlannerItsStatistics(t *testing.T) {
-	ctx := context.Background()
-	s, err := Open(SQLite, filepath.Join(t.TempDir(), "c.db"))
+// migratedSQLite returns a store on a new, migrated SQLite file that is closed when the test ends.
+func migratedSQLite(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(SQLite, filepath.Join(t.TempDir(), "test.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	if _, err := s.Migrate(ctx); err != nil {
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+func TestRefreshStatisticsGivesSQLitesPlannerItsStatistics(t *testing.T) {
+	ctx := context.Background()
+	s := migratedSQLite(t)
 	if err := s.DB().Create(&Tag{Name: "outdoor", Slug: "outdoor"}).Error; err != nil {
 		t.Fatal(err)
 	}

@@ -2,20 +2,12 @@ package models
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 )
 
 func TestTermCountsAddPendingDeltasAndCompactionFoldsThem(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(SQLite, filepath.Join(t.TempDir(), "c.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := migratedSQLite(t)
 	cat := Category{Name: "Music", Slug: "music"}
 	tag := Tag{Name: "outdoor", Slug: "outdoor"}
 	if err := s.DB().Create(&cat).Error; err != nil {

@@ -2,21 +2,13 @@ package models
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 )
 
 func TestEveryWriteAdvancesTheDataVersion(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(SQLite, filepath.Join(t.TempDir(), "v.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := migratedSQLite(t)
 	version := func() int64 {
 		v, err := s.Version(ctx)
 		if err != nil {
@@ -52,14 +44,7 @@ func TestEveryWriteAdvancesTheDataVersion(t *testing.T) {
 
 func TestRawWritesOutsideATransactionAdvanceTheDataVersion(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(SQLite, filepath.Join(t.TempDir(), "v.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := migratedSQLite(t)
 	before, _ := s.Version(ctx)
 	if err := s.DB().Exec("INSERT INTO tags (name, slug) VALUES ('a', 'a')").Error; err != nil {
 		t.Fatal(err)
@@ -78,14 +63,7 @@ func TestRawWritesOutsideATransactionAdvanceTheDataVersion(t *testing.T) {
 // obtained after a write committed is never older than that write.
 func TestAVersionReadNeverPredatesTheCall(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(SQLite, filepath.Join(t.TempDir(), "v.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := migratedSQLite(t)
 	reader := s.NewVersionReader()
 	var wg sync.WaitGroup
 	for w := 0; w < 8; w++ {
