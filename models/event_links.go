@@ -91,15 +91,9 @@ func (l placeLink) organizer() Organizer {
 
 // termLink is a category or tag linked to an event, read by the one query that loads both.
 type termLink struct {
-	Kind        string // "c" for a category, "t" for a tag
-	EventID     uint64
-	ID          uint64
-	Name        string
-	NameKey     string
-	Slug        string
-	Description string
-	ParentID    *uint64
-	Count       int64
+	Kind    string // "c" for a category, "t" for a tag
+	EventID uint64
+	Term
 }
 
 // termLinksSQL reads the categories and tags of a set of events in one statement, each by name within its event.
