@@ -21,14 +21,11 @@ type EventCursor struct {
 // from the first), with their images. It reads by keyset rather than by offset, so every batch of a long feed
 // costs the same; like ListEvents, it picks the IDs from the covering listing indexes first.
 func (s *Store) EventsAfter(scopes []Scope, after *EventCursor, limit int) ([]Event, error) {
-	ids := s.db.Model(&Event{}).Select("events.id").Scopes(scopes...)
+	ids := s.orderedEventIDs(scopes)
 	if after != nil {
 		ids = ids.Where("(events.start_utc, events.id) > (?, ?)", after.StartUTC.UTC(), after.ID)
 	}
-	ids = ids.Order(eventOrder).Limit(limit)
-	events := []Event{}
-	err := s.db.Joins("Image").Where("events.id IN (?)", ids).Order(eventOrder).Find(&events).Error
-	return events, err
+	return s.eventsIn(ids.Limit(limit))
 }
 
 // FeedZone summarises the events of a feed that share a time zone.
@@ -42,7 +39,7 @@ type FeedZone struct {
 // EventFeedZones summarises, by time zone, the first limit events in list order that pass every scope: one
 // query, whose counts also tell whether the feed holds more events than a cap (ask for cap+1).
 func (s *Store) EventFeedZones(scopes []Scope, limit int) ([]FeedZone, error) {
-	ids := s.db.Model(&Event{}).Select("events.id").Scopes(scopes...).Order(eventOrder).Limit(limit)
+	ids := s.orderedEventIDs(scopes).Limit(limit)
 	var rows []struct {
 		Timezone    string
 		First, Last dbTime

@@ -18,17 +18,28 @@ type Scope = func(*gorm.DB) *gorm.DB
 // list, so it tells the total itself; only a full page, or an empty one past the first, needs the count query,
 // which repeats the filtering work.
 func (s *Store) ListEvents(scopes []Scope, page Page) ([]Event, int64, error) {
-	events := []Event{}
-	ids := s.db.Model(&Event{}).Select("events.id").Scopes(scopes...).Order(eventOrder).Scopes(Paginate(page))
-	if err := s.db.Joins("Image").Where("events.id IN (?)", ids).Order(eventOrder).Find(&events).Error; err != nil {
+	events, err := s.eventsIn(s.orderedEventIDs(scopes).Scopes(Paginate(page)))
+	if err != nil {
 		return nil, 0, err
 	}
 	if len(events) < page.Size && (len(events) > 0 || page.Offset() == 0) {
 		return events, int64(page.Offset() + len(events)), nil
 	}
 	var total int64
-	err := s.db.Model(&Event{}).Scopes(scopes...).Count(&total).Error
+	err = s.db.Model(&Event{}).Scopes(scopes...).Count(&total).Error
 	return events, total, err
+}
+
+// orderedEventIDs is the subquery of the IDs of the events that pass every scope, in list order.
+func (s *Store) orderedEventIDs(scopes []Scope) *gorm.DB {
+	return s.db.Model(&Event{}).Select("events.id").Scopes(scopes...).Order(eventOrder)
+}
+
+// eventsIn reads, in list order and with their images, the events whose IDs the subquery ids selects.
+func (s *Store) eventsIn(ids *gorm.DB) ([]Event, error) {
+	events := []Event{}
+	err := s.db.Joins("Image").Where("events.id IN (?)", ids).Order(eventOrder).Find(&events).Error
+	return events, err
 }
 
 // eventOrder is the order of every event list: by start, then ID (reference §8.1).
