@@ -280,7 +280,8 @@ func (ec *EventController) applyEventParent(tx *models.Store, e *models.Event, w
 	return nil
 }
 
-// applyEventSlug gives a new event its slug, and an updated one the slug sent, unique among events.
+// applyEventSlug gives an updated event the slug sent, unique among events; for a new event it settles the base
+// of its slug (w.slug), which the insert makes unique.
 func (ec *EventController) applyEventSlug(tx *models.Store, e *models.Event, w *eventWrite) error {
 	base := w.slug
 	switch {
@@ -290,6 +291,10 @@ func (ec *EventController) applyEventSlug(tx *models.Store, e *models.Event, w *
 		return nil
 	case !w.in.Title.Set && strings.TrimSpace(w.in.Slug.V) == "":
 		base = models.Slugify(e.Title, "event")
+	}
+	if w.creating {
+		w.slug = base // CreateEventWithSlug makes it unique as it inserts the event
+		return nil
 	}
 	slug, err := tx.UniqueSlug("events", base, e.ID)
 	if err != nil {

@@ -282,7 +282,7 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 		if err := ec.applyEventWrite(tx, e, w); err != nil {
 			return err
 		}
-		if err := tx.CreateEvent(e); err != nil {
+		if err := tx.CreateEventWithSlug(e, w.slug); err != nil {
 			return err
 		}
 		if err := storeEventLinks(tx, e, w.links, models.TermLinks{}, true); err != nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"time"
 
 	"gorm.io/gorm/clause"
@@ -136,9 +137,42 @@ func (s *Store) EventIDBySlug(slug string) (uint64, error) {
 	return ids[0], nil
 }
 
-// CreateEvent inserts e (without its links) and sets its ID.
-func (s *Store) CreateEvent(e *Event) error {
-	return s.db.Omit(clause.Associations).Create(e).Error
+// maxSlugAttempts bounds the inserts CreateEventWithSlug tries on the careful path; each failed one means another
+// writer committed the very slug chosen since it was read, which cannot go on for long.
+const maxSlugAttempts = 100
+
+// CreateEventWithSlug inserts e (without its links) with the first free slug of base, base-2, base-3, …
+// (reference §9.8) and sets its ID and Slug. Call it inside the transaction that writes the event.
+//
+// The common case, a free base, costs one statement: the insert skips a taken slug (ON CONFLICT DO NOTHING)
+// instead of failing. Only when it inserted nothing does the careful path run: UniqueSlug's advisory lock and read
+// of the candidates, then the insert again, until one lands. No insert can end in a unique violation: on
+// PostgreSQL, ON CONFLICT waits for a concurrent transaction that inserted the same slug, and skips it if that one
+// commits; the loop then reads the candidates again. SQLite runs one write transaction at a time.
+func (s *Store) CreateEventWithSlug(e *Event, base string) error {
+	e.Slug = base
+	inserted, err := s.insertEventIfSlugFree(e)
+	for attempt := 0; err == nil && !inserted; attempt++ {
+		if attempt == maxSlugAttempts {
+			return fmt.Errorf("no free slug for %q after %d attempts", base, attempt)
+		}
+		if e.Slug, err = s.UniqueSlug("events", base, 0); err != nil {
+			return err
+		}
+		inserted, err = s.insertEventIfSlugFree(e)
+	}
+	return err
+}
+
+// insertEventIfSlugFree inserts e unless an event has its slug already, and tells whether it did.
+func (s *Store) insertEventIfSlugFree(e *Event) (bool, error) {
+	e.ID = 0
+	res := s.db.Omit(clause.Associations).
+		Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "slug"}}, DoNothing: true}).Create(e)
+	if res.Error != nil {
+		return false, res.Error
+	}
+	return res.RowsAffected == 1 && e.ID != 0, nil
 }
 
 // SaveEvent writes every column of e (without its links) and sets its modification date.
