@@ -53,6 +53,8 @@ type eventWrite struct {
 	slug string
 	// links are the linked records sent, resolved to IDs in the transaction.
 	links eventLinks
+	// found are the existing linked records the write named, read in one statement while resolving the links.
+	found *models.FoundRefs
 }
 
 // eventLinks are the venues, organizers, categories and tags a write sets; nil lists were not sent.
@@ -419,20 +421,27 @@ func termRefs(p Opt[LinksParam]) ([]string, error) {
 // empty: it removes the links.
 func (ec *EventController) resolveEventLinks(tx *models.Store, _ *models.Event, w *eventWrite, invalid map[string]string) error {
 	in := w.in
+	found, err := tx.FindEventRefs(eventRefs(in))
+	if err != nil {
+		return err
+	}
+	w.found = found
 	resolvers := []struct {
 		param Opt[LinksParam]
 		dst   *[]uint64
 		fn    func() ([]uint64, error)
 	}{
-		{in.Venue, &w.links.venues, func() ([]uint64, error) { return ec.ResolveVenues(tx, w.user, in.Venue.V.Raw) }},
-		{in.Organizer, &w.links.organizers, func() ([]uint64, error) { return ec.ResolveOrganizers(tx, w.user, in.Organizer.V.Raw) }},
+		{in.Venue, &w.links.venues, func() ([]uint64, error) { return venueKind.resolve(ec.App, tx, w.user, in.Venue.V.Raw, found) }},
+		{in.Organizer, &w.links.organizers, func() ([]uint64, error) {
+			return organizerKind.resolve(ec.App, tx, w.user, in.Organizer.V.Raw, found)
+		}},
 		{in.Categories, &w.links.categories, func() ([]uint64, error) {
 			refs, _ := termRefs(in.Categories)
-			return tx.ResolveCategories(refs)
+			return tx.ResolveCategoriesFound(refs, found)
 		}},
 		{in.Tags, &w.links.tags, func() ([]uint64, error) {
 			refs, _ := termRefs(in.Tags)
-			return tx.ResolveTags(refs)
+			return tx.ResolveTagsFound(refs, found)
 		}},
 	}
 	for _, r := range resolvers {
@@ -449,6 +458,30 @@ func (ec *EventController) resolveEventLinks(tx *models.Store, _ *models.Event, 
 		*r.dst = append([]uint64{}, ids...)
 	}
 	return nil
+}
+
+// eventRefs are the existing records the links sent name, for looking them all up in one read: the IDs of the
+// venue and organizer parameters (what does not parse is left to their resolvers, which report it) and the
+// category and tag refs.
+func eventRefs(in *EventFields) models.EventRefs {
+	var refs models.EventRefs
+	if in.Venue.Set {
+		if items, err := venueKind.linkedItems(in.Venue.V.Raw, true); err == nil {
+			refs.Venues = linkedIDs(items)
+		}
+	}
+	if in.Organizer.Set {
+		if items, err := organizerKind.linkedItems(in.Organizer.V.Raw, true); err == nil {
+			refs.Organizers = linkedIDs(items)
+		}
+	}
+	if in.Categories.Set {
+		refs.Categories, _ = termRefs(in.Categories)
+	}
+	if in.Tags.Set {
+		refs.Tags, _ = termRefs(in.Tags)
+	}
+	return refs
 }
 
 // storeEventLinks replaces the links the write sent (the event has its ID by now; created says the write created

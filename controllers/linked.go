@@ -840,12 +840,13 @@ func ldText(m orderedMap, key, v string) orderedMap {
 // resolveLinked turns the raw venue or organizer parameter of an event write into record IDs, in order and
 // without repeats (API.md §7, reference §9.2): IDs, CSV of IDs, {"id": N}, inline data objects (created in tx like
 // POST /{kind}, with the duplicate rule), or a list mixing them. 0, "", [] and null mean none.
-func (k *linkedKind[T, P, In]) resolve(a *App, tx *models.Store, user *models.User, raw any) ([]uint64, error) {
+// found holds the records of the IDs when an earlier read (models.FindEventRefs) looked them up, else nil.
+func (k *linkedKind[T, P, In]) resolve(a *App, tx *models.Store, user *models.User, raw any, found *models.FoundRefs) ([]uint64, error) {
 	items, err := k.linkedItems(raw, true)
 	if err != nil {
 		return nil, models.InvalidParam(k.name, err.Error())
 	}
-	if err := k.checkLinkedIDs(tx, user, items); err != nil {
+	if err := k.checkLinkedIDs(tx, user, items, found); err != nil {
 		return nil, err
 	}
 	inputs, err := k.bindInline(items)
@@ -946,6 +947,17 @@ func (k *linkedKind[T, P, In]) linkedItems(raw any, top bool) ([]linkedItem, err
 	return nil, bad
 }
 
+// linkedIDs are the IDs among items (not the inline data), in order.
+func linkedIDs(items []linkedItem) []uint64 {
+	var ids []uint64
+	for _, it := range items {
+		if it.data == nil {
+			ids = append(ids, it.id)
+		}
+	}
+	return ids
+}
+
 func idItems(id uint64) []linkedItem {
 	if id == 0 {
 		return nil
@@ -953,17 +965,16 @@ func idItems(id uint64) []linkedItem {
 	return []linkedItem{{id: id}}
 }
 
-// checkLinkedIDs verifies, in one query, that every ID names a record user may read and that is not in the trash.
-func (k *linkedKind[T, P, In]) checkLinkedIDs(tx *models.Store, user *models.User, items []linkedItem) error {
-	var ids []uint64
-	for _, it := range items {
-		if it.data == nil {
-			ids = append(ids, it.id)
+// checkLinkedIDs verifies, in one query (none when found looked the IDs up), that every ID names a record user
+// may read and that is not in the trash.
+func (k *linkedKind[T, P, In]) checkLinkedIDs(tx *models.Store, user *models.User, items []linkedItem, read *models.FoundRefs) error {
+	ids := linkedIDs(items)
+	recs, ok := models.FoundLinked[T, P](read, ids)
+	if !ok {
+		var err error
+		if recs, err = models.FindLinkedByIDs[T, P](tx, ids); err != nil {
+			return err
 		}
-	}
-	recs, err := models.FindLinkedByIDs[T, P](tx, ids)
-	if err != nil {
-		return err
 	}
 	found := make(map[uint64]models.Owned, len(recs))
 	for i := range recs {

@@ -89,7 +89,7 @@ func (oc OrganizerController) DeleteBySlug(c *gin.Context, in *LinkedDeleteBySlu
 // ResolveOrganizers is ResolveVenues for the `organizer` parameter: organizer IDs in the order given (reference
 // §9.2: the order is kept), inline data objects {"organizer": "Name", …}, errors naming "organizer".
 func (a *App) ResolveOrganizers(tx *models.Store, user *models.User, raw any) ([]uint64, error) {
-	return organizerKind.resolve(a, tx, user, raw)
+	return organizerKind.resolve(a, tx, user, raw, nil)
 }
 
 // applyOrganizerFields writes the organizer's own parameters.

@@ -104,7 +104,7 @@ func (vc VenueController) DeleteBySlug(c *gin.Context, in *LinkedDeleteBySlug) e
 // data, or a value of another type are models.InvalidParam("venue", reason). Concurrent identical inline
 // creations yield one venue: writers of one name queue on a lock (PostgreSQL) or on the database (SQLite).
 func (a *App) ResolveVenues(tx *models.Store, user *models.User, raw any) ([]uint64, error) {
-	return venueKind.resolve(a, tx, user, raw)
+	return venueKind.resolve(a, tx, user, raw, nil)
 }
 
 // applyVenueFields writes the venue's own parameters.

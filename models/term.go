@@ -591,11 +591,22 @@ func (s *Store) CategoryPaths(terms []Term) (map[uint64]string, error) {
 
 // resolveTerms implements ResolveCategories and ResolveTags.
 func (s *Store) resolveTerms(tax *Taxonomy, refs []string) ([]uint64, error) {
+	return s.resolveTermsFound(tax, refs, nil)
+}
+
+// resolveTermsFound is resolveTerms that takes the terms the refs name from found when it looked every one of
+// them up (FindEventRefs), and reads them otherwise.
+func (s *Store) resolveTermsFound(tax *Taxonomy, refs []string, found *foundTerms) ([]uint64, error) {
 	parsed, err := parseTermRefs(tax, refs)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.matchTermRefs(tax, parsed, true); err != nil {
+	if found.covers(parsed) {
+		err = parsed.assign(tax, found.lookup.ids, found.lookup.bySlug, found.lookup.byName, true)
+	} else {
+		err = s.matchTermRefs(tax, parsed, true)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := s.createUnmatched(tax, parsed); err != nil {

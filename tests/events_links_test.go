@@ -1,9 +1,12 @@
 package tests
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -391,4 +394,110 @@ func TestEventWritesFromFormsAndQueryStrings(t *testing.T) {
 	}
 	app.Do(Request{Method: http.MethodPost, Path: "/events", Token: token, Body: `{"title": "broken"`}).
 		ExpectError(t, http.StatusBadRequest, "rest_invalid_json")
+}
+
+// TestCreateAnswersWhatAReadShows creates events whose links exist already (by ID, slug and name, with images,
+// repeated), are created by the write (inline venues, new term names), or are absent, published and not: each
+// create's answer is the record GET /events/{id} shows right after (without the JSON-LD only single reads carry),
+// and, for listed events, byte for byte the list's record of it.
+func TestCreateAnswersWhatAReadShows(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	post := func(path string, body map[string]any) map[string]any {
+		t.Helper()
+		return app.Do(Request{Method: http.MethodPost, Path: path, Token: token, Body: body}).
+			ExpectStatus(t, http.StatusCreated).JSON(t)
+	}
+	hall := post("/venues", map[string]any{"venue": "Hall", "city": "Oslo", "image": "https://img.example.com/hall.jpg",
+		"geo_lat": 59.9, "geo_lng": 10.7})
+	club := post("/venues", map[string]any{"venue": "Club", "description": "<p>Small</p>"})
+	ann := post("/organizers", map[string]any{"organizer": "Ann", "email": "ann@example.com",
+		"image": "https://img.example.com/ann.png"})
+	bob := post("/organizers", map[string]any{"organizer": "Bob"})
+	music := post("/categories", map[string]any{"name": "Music"})
+	jazz := post("/categories", map[string]any{"name": "Jazz Nights", "parent": music["id"]})
+	outdoor := post("/tags", map[string]any{"name": "Outdoor"})
+	post("/tags", map[string]any{"name": "a b"})
+	post("/tags", map[string]any{"name": "ab"})
+	post("/tags", map[string]any{"name": "Zebra"})
+	// Earlier events give the terms counts to show.
+	for i := 0; i < 3; i++ {
+		app.createEvent(t, token, eventBody(fmt.Sprintf("Earlier %d", i), 5+i, "categories", []any{"Music"},
+			"tags", []any{"outdoor", "zebra"}))
+	}
+	cases := []struct {
+		name string
+		body map[string]any
+	}{
+		{"links that exist, named every way", map[string]any{
+			"venue": []any{hall["id"], map[string]any{"id": club["id"]}}, "organizer": []any{bob["id"], ann["id"], bob["id"]},
+			"categories": []any{"music", jazz["slug"], music["id"]}, "tags": []any{"Zebra", outdoor["id"], "AB", "a b", "OUTDOOR"},
+			"image": "https://img.example.com/poster.png", "cost": "10-20", "website": "https://example.com/x"}},
+		{"a draft with links that exist", map[string]any{"status": "draft", "venue": club["id"],
+			"categories": []any{"Jazz Nights"}, "tags": "zebra,outdoor"}},
+		{"links the write creates", map[string]any{"venue": []any{hall["id"], map[string]any{"venue": "New Hall"}},
+			"organizer": map[string]any{"organizer": "Carol"}, "categories": []any{"Brand New", "music"},
+			"tags": []any{"fresh tag", "outdoor"}}},
+		{"no links", map[string]any{"all_day": true, "timezone": "Europe/Oslo"}},
+		{"empty links", map[string]any{"venue": []any{}, "organizer": "", "categories": []any{}, "tags": ""}},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			body := eventBody(fmt.Sprintf("Answered %d", i), 20+i)
+			for k, v := range c.body {
+				body[k] = v
+			}
+			res := app.Do(Request{Method: http.MethodPost, Path: "/events", Token: token, Body: body})
+			res.ExpectStatus(t, http.StatusCreated)
+			created := res.JSON(t)
+			read := app.Get(eventPath(created), token).ExpectStatus(t, http.StatusOK).JSON(t)
+			if got, want := withoutJSONLD(created), withoutJSONLD(read); !reflect.DeepEqual(got, want) {
+				g, _ := json.MarshalIndent(got, "", " ")
+				w, _ := json.MarshalIndent(want, "", " ")
+				t.Fatalf("the create answered\n%s\nGET shows\n%s", g, w)
+			}
+			if created["status"] != "publish" {
+				return
+			}
+			var list struct{ Events []json.RawMessage }
+			if err := json.Unmarshal(app.Get("/events?per_page=50", token).ExpectStatus(t, http.StatusOK).Body, &list); err != nil {
+				t.Fatal(err)
+			}
+			for _, raw := range list.Events {
+				var head struct{ ID float64 }
+				if err := json.Unmarshal(raw, &head); err != nil {
+					t.Fatal(err)
+				}
+				if head.ID == created["id"] {
+					if !bytes.Equal(bytes.TrimSpace(res.Body), bytes.TrimSpace(raw)) {
+						t.Fatalf("the create answered\n%s\nthe list shows\n%s", res.Body, raw)
+					}
+					return
+				}
+			}
+			t.Fatalf("event %v is not listed", created["id"])
+		})
+	}
+}
+
+// withoutJSONLD is a decoded record without its json_ld keys, at any depth.
+func withoutJSONLD(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if k != "json_ld" {
+				out[k] = withoutJSONLD(e)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutJSONLD(e)
+		}
+		return out
+	}
+	return v
 }

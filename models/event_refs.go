@@ -1,0 +1,337 @@
+package models
+
+import "time"
+
+// EventRefs are the existing records an event write names: venues and organizers by ID, categories and tags by
+// ID, slug or name (the refs ResolveCategories and ResolveTags take).
+type EventRefs struct {
+	Venues, Organizers []uint64
+	Categories, Tags   []string
+}
+
+// FoundRefs are the records of EventRefs that exist, as FindEventRefs read them in one statement. The resolvers of
+// an event write's links take them instead of looking each kind up on their own (FoundLinked,
+// ResolveCategoriesFound, ResolveTagsFound), and a create answers with them (NewEventLinks). A nil *FoundRefs
+// holds nothing: every resolver then reads for itself.
+type FoundRefs struct {
+	venues, organizers map[uint64]placeLink
+	// categories and tags are nil when their refs were not looked up (none sent, or refs that do not parse).
+	categories, tags *foundTerms
+}
+
+// foundTerms are the terms of one taxonomy that the refs named, in the order a read of an event's terms lists
+// them (by name key, then ID), with what was asked for.
+type foundTerms struct {
+	asked  termLookup // the IDs, slugs and name keys looked up
+	lookup *termLookup
+	terms  []Term
+}
+
+// eventRefRow is one row of eventRefsSQL: a venue or organizer (the columns of placeLink) or a category or tag
+// (ID, name, name key, slug, description, parent, count); a kind leaves the others' columns empty.
+type eventRefRow struct {
+	Kind          string // v, o, c or t
+	ID            uint64
+	AuthorID      uint64
+	Status        string
+	TrashedStatus string
+	Password      string
+	Name          string
+	Description   string
+	Excerpt       string
+	Slug          string
+	ImageID       *uint64
+	Address       string
+	City          string
+	Country       string
+	Province      string
+	State         string
+	Zip           string
+	Phone         string
+	Website       string
+	StateProvince string `gorm:"column:stateprovince"`
+	Email         string
+	ShowMap       bool
+	ShowMapLink   bool
+	GeoLat        *float64
+	GeoLng        *float64
+	PublishedAt   *time.Time
+	CreatedAt     *time.Time
+	UpdatedAt     *time.Time
+	ImageURL      *string
+	ImageExt      *string
+	ImageCreated  *time.Time
+	NameKey       string
+	ParentID      *uint64
+	Count         int64
+}
+
+// eventRefsSQL reads, in one statement, the venues and organizers with these IDs (as placeLinksSQL reads them,
+// with their images) and the categories and tags named by ID, slug or name key (with their current counts, as
+// termLinksSQL reads them, in its order).
+var eventRefsSQL = `SELECT 'v' AS kind, v.id, v.author_id, v.status, v.trashed_status, v.password, v.name,
+	v.description, v.excerpt, v.slug, v.image_id, v.address, v.city, v.country, v.province, v.state, v.zip, v.phone,
+	v.website, v.stateprovince, '' AS email, v.show_map, v.show_map_link, v.geo_lat, v.geo_lng, v.published_at,
+	v.created_at, v.updated_at, i.url AS image_url, i.extension AS image_ext, i.created_at AS image_created,
+	'' AS name_key, CAST(NULL AS BIGINT) AS parent_id, 0 AS count
+	FROM venues v LEFT JOIN images i ON i.id = v.image_id WHERE v.id IN @venues
+UNION ALL
+SELECT 'o', o.id, o.author_id, o.status, o.trashed_status, o.password, o.name, o.description, o.excerpt, o.slug,
+	o.image_id, '', '', '', '', '', '', o.phone, o.website, '', o.email, FALSE, FALSE, NULL, NULL, o.published_at,
+	o.created_at, o.updated_at, i.url, i.extension, i.created_at, '', NULL, 0
+	FROM organizers o LEFT JOIN images i ON i.id = o.image_id WHERE o.id IN @organizers
+UNION ALL
+SELECT 'c', c.id, 0, '', '', '', c.name, c.description, '', c.slug, NULL, '', '', '', '', '', '', '', '', '', '',
+	FALSE, FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, c.name_key, c.parent_id, ` + CategoryTaxonomy.countExpr("c") + `
+	FROM categories c WHERE c.id IN @cat_ids OR c.slug IN @cat_slugs OR c.name_key IN @cat_keys
+UNION ALL
+SELECT 't', t.id, 0, '', '', '', t.name, t.description, '', t.slug, NULL, '', '', '', '', '', '', '', '', '', '',
+	FALSE, FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, t.name_key, NULL, ` + TagTaxonomy.countExpr("t") + `
+	FROM tags t WHERE t.id IN @tag_ids OR t.slug IN @tag_slugs OR t.name_key IN @tag_keys
+ORDER BY kind, name_key, id`
+
+// FindEventRefs reads every record refs name, in one statement (nothing when refs name nothing). Categories or
+// tags whose refs do not parse are not looked up: their resolver reports the error.
+func (s *Store) FindEventRefs(refs EventRefs) (*FoundRefs, error) {
+	cats, catErr := parseTermRefs(CategoryTaxonomy, refs.Categories)
+	tags, tagErr := parseTermRefs(TagTaxonomy, refs.Tags)
+	if catErr != nil {
+		cats = nil
+	}
+	if tagErr != nil {
+		tags = nil
+	}
+	if len(refs.Venues)+len(refs.Organizers)+len(cats)+len(tags) == 0 {
+		return nil, nil
+	}
+	catIDs, catSlugs, catKeys := cats.lookups()
+	tagIDs, tagSlugs, tagKeys := tags.lookups()
+	var rows []eventRefRow
+	err := s.db.Raw(eventRefsSQL, map[string]any{
+		"venues": nonEmptyIDs(refs.Venues), "organizers": nonEmptyIDs(refs.Organizers),
+		"cat_ids": nonEmptyIDs(catIDs), "cat_slugs": nonEmpty(catSlugs), "cat_keys": nonEmpty(catKeys),
+		"tag_ids": nonEmptyIDs(tagIDs), "tag_slugs": nonEmpty(tagSlugs), "tag_keys": nonEmpty(tagKeys),
+	}).Scan(&rows).Error
+	if err != nil {
+		return nil, err
+	}
+	f := &FoundRefs{venues: map[uint64]placeLink{}, organizers: map[uint64]placeLink{}}
+	if catErr == nil && len(cats) > 0 {
+		f.categories = newFoundTerms(catIDs, catSlugs, catKeys)
+	}
+	if tagErr == nil && len(tags) > 0 {
+		f.tags = newFoundTerms(tagIDs, tagSlugs, tagKeys)
+	}
+	for _, r := range rows {
+		switch r.Kind {
+		case "v":
+			f.venues[r.ID] = r.placeLink()
+		case "o":
+			f.organizers[r.ID] = r.placeLink()
+		case "c":
+			f.categories.add(r)
+		case "t":
+			f.tags.add(r)
+		}
+	}
+	// The venues and organizers looked up but not found are remembered as missing (a zero placeLink): FoundLinked
+	// tells them from IDs it was never asked about.
+	for _, id := range refs.Venues {
+		if _, ok := f.venues[id]; !ok {
+			f.venues[id] = placeLink{}
+		}
+	}
+	for _, id := range refs.Organizers {
+		if _, ok := f.organizers[id]; !ok {
+			f.organizers[id] = placeLink{}
+		}
+	}
+	return f, nil
+}
+
+func newFoundTerms(ids []uint64, slugs, keys []string) *foundTerms {
+	ft := &foundTerms{asked: *newTermLookup(), lookup: newTermLookup()}
+	for _, id := range ids {
+		ft.asked.ids[id] = true
+	}
+	for _, s := range slugs {
+		ft.asked.bySlug[s] = 0
+	}
+	for _, k := range keys {
+		ft.asked.byName[k] = 0
+	}
+	return ft
+}
+
+// add records a term row; rows of a kind not looked up (f nil) cannot occur.
+func (ft *foundTerms) add(r eventRefRow) {
+	if ft == nil {
+		return
+	}
+	ft.lookup.add(listRefRow{ID: r.ID, Slug: r.Slug, NameKey: r.NameKey})
+	ft.terms = append(ft.terms, Term{ID: r.ID, Name: r.Name, NameKey: r.NameKey, Slug: r.Slug,
+		Description: r.Description, ParentID: r.ParentID, Count: r.Count})
+}
+
+// covers tells whether every lookup of refs was part of what ft looked up.
+func (ft *foundTerms) covers(refs termRefs) bool {
+	if ft == nil {
+		return false
+	}
+	for _, r := range refs {
+		if r.numeric {
+			if !ft.asked.ids[r.id] {
+				return false
+			}
+			continue
+		}
+		if _, ok := ft.asked.bySlug[r.slug]; !ok {
+			return false
+		}
+		if _, ok := ft.asked.byName[r.key]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (r eventRefRow) placeLink() placeLink {
+	l := placeLink{Kind: r.Kind, ID: r.ID, AuthorID: r.AuthorID, Status: r.Status, TrashedStatus: r.TrashedStatus,
+		Password: r.Password, Name: r.Name, Description: r.Description, Excerpt: r.Excerpt, Slug: r.Slug,
+		ImageID: r.ImageID, Address: r.Address, City: r.City, Country: r.Country, Province: r.Province,
+		State: r.State, Zip: r.Zip, Phone: r.Phone, Website: r.Website, StateProvince: r.StateProvince,
+		Email: r.Email, ShowMap: r.ShowMap, ShowMapLink: r.ShowMapLink, GeoLat: r.GeoLat, GeoLng: r.GeoLng,
+		ImageURL: r.ImageURL, ImageExt: r.ImageExt, ImageCreated: r.ImageCreated}
+	for _, t := range []struct {
+		dst *time.Time
+		src *time.Time
+	}{{&l.PublishedAt, r.PublishedAt}, {&l.CreatedAt, r.CreatedAt}, {&l.UpdatedAt, r.UpdatedAt}} {
+		if t.src != nil {
+			*t.dst = *t.src
+		}
+	}
+	return l
+}
+
+// FoundLinked returns the venues or organizers with ids that found read (those that exist, in no particular
+// order), as FindLinkedByIDs returns them; false when found did not look up every one of ids.
+func FoundLinked[T any, P LinkedRecord[T]](found *FoundRefs, ids []uint64) ([]T, bool) {
+	if found == nil {
+		return nil, false
+	}
+	links, venues := found.organizers, false
+	if _, ok := any(new(T)).(*Venue); ok {
+		links, venues = found.venues, true
+	}
+	recs := make([]T, 0, len(ids))
+	for _, id := range ids {
+		l, ok := links[id]
+		switch {
+		case !ok:
+			return nil, false
+		case l.ID == 0: // looked up, does not exist
+			continue
+		case venues:
+			v := l.venue()
+			recs = append(recs, *any(&v).(*T))
+		default:
+			o := l.organizer()
+			recs = append(recs, *any(&o).(*T))
+		}
+	}
+	return recs, true
+}
+
+// ResolveCategoriesFound is ResolveCategories with the lookups found made already.
+func (s *Store) ResolveCategoriesFound(refs []string, found *FoundRefs) ([]uint64, error) {
+	var ft *foundTerms
+	if found != nil {
+		ft = found.categories
+	}
+	return s.resolveTermsFound(CategoryTaxonomy, refs, ft)
+}
+
+// ResolveTagsFound is ResolveTags with the lookups found made already.
+func (s *Store) ResolveTagsFound(refs []string, found *FoundRefs) ([]uint64, error) {
+	var ft *foundTerms
+	if found != nil {
+		ft = found.tags
+	}
+	return s.resolveTermsFound(TagTaxonomy, refs, ft)
+}
+
+// NewEventLinks fills the Venues, Organizers, Categories and Tags of e, an event this transaction created and
+// linked to these records, from found: as LoadEventLinks would read them back, without reading. A term's count is
+// the one found read plus this event's own (a published event counts for its terms: AdjustTermCounts). It reports
+// false, and leaves e alone, when found lacks one of the records (one the write created).
+func (f *FoundRefs) NewEventLinks(e *Event, venues, organizers, categories, tags []uint64) bool {
+	if f == nil {
+		if len(venues)+len(organizers)+len(categories)+len(tags) > 0 {
+			return false
+		}
+		f = &FoundRefs{}
+	}
+	vs := make([]Venue, 0, len(venues))
+	for _, id := range venues {
+		l, ok := f.venues[id]
+		if !ok || l.ID == 0 {
+			return false
+		}
+		vs = append(vs, l.venue())
+	}
+	orgs := make([]Organizer, 0, len(organizers))
+	for _, id := range organizers {
+		l, ok := f.organizers[id]
+		if !ok || l.ID == 0 {
+			return false
+		}
+		orgs = append(orgs, l.organizer())
+	}
+	var own int64
+	if e.Status == StatusPublish {
+		own = 1
+	}
+	cats, ok := f.categories.linked(categories, own)
+	if !ok {
+		return false
+	}
+	tgs, ok := f.tags.linked(tags, own)
+	if !ok {
+		return false
+	}
+	e.Venues, e.Organizers = vs, orgs
+	e.Categories, e.Tags = make([]Category, len(cats)), make([]Tag, len(tgs))
+	for i, t := range cats {
+		e.Categories[i] = Category{ID: t.ID, Name: t.Name, NameKey: t.NameKey, Slug: t.Slug,
+			Description: t.Description, ParentID: t.ParentID, Count: t.Count}
+	}
+	for i, t := range tgs {
+		e.Tags[i] = Tag{ID: t.ID, Name: t.Name, NameKey: t.NameKey, Slug: t.Slug, Description: t.Description,
+			Count: t.Count}
+	}
+	return true
+}
+
+// linked returns the terms with ids, in the order of a read of an event's terms, each with own added to its
+// count; false when one of them was not found.
+func (ft *foundTerms) linked(ids []uint64, own int64) ([]Term, bool) {
+	if len(ids) == 0 {
+		return nil, true
+	}
+	if ft == nil {
+		return nil, false
+	}
+	want := make(map[uint64]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	out := make([]Term, 0, len(ids))
+	for _, t := range ft.terms {
+		if want[t.ID] {
+			delete(want, t.ID)
+			t.Count += own
+			out = append(out, t)
+		}
+	}
+	return out, len(want) == 0
+}
