@@ -164,7 +164,7 @@ func servePprof(addr string, log *slog.Logger) {
 // compactionInterval is how often pending term-count deltas are folded into the counts, statisticsInterval how
 // often the planner statistics are refreshed (SQLite; PostgreSQL's autovacuum does it there).
 const (
-	compactionInterval = 5 * time.Second
+	compactionInterval = time.Second
 	statisticsInterval = time.Hour
 )
 
@@ -188,8 +188,14 @@ func maintain(ctx context.Context, store *models.Store, log *slog.Logger) {
 		case <-statistics.C:
 			refresh()
 		case <-compaction.C:
-			if _, err := store.CompactTermCounts(ctx); err != nil && ctx.Err() == nil {
+			folded, err := store.CompactTermCounts(ctx)
+			if err != nil && ctx.Err() == nil {
 				log.Warn("compacting term counts", "error", err)
+			}
+			if folded > 0 {
+				if err := store.VacuumTermCounts(ctx); err != nil && ctx.Err() == nil {
+					log.Warn("vacuuming term counts", "error", err)
+				}
 			}
 		}
 	}

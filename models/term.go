@@ -913,6 +913,18 @@ func (s *Store) CompactTermCounts(ctx context.Context) (int, error) {
 	return folded, err
 }
 
+// VacuumTermCounts reclaims, on PostgreSQL, the delta rows CompactTermCounts deleted and the old versions of the
+// counts it updated. Until a vacuum removes them, every read of a count walks their index entries (a bitmap scan
+// never marks them dead): at a thousand writes a second that is thousands of dead entries per busy term within a
+// minute, autovacuum's fastest round, and without end where autovacuum is off. The tables are small, so a vacuum
+// takes milliseconds; it takes no lock that writers or readers wait for. SQLite deletes rows in place: a no-op.
+func (s *Store) VacuumTermCounts(ctx context.Context) error {
+	if s.dialect != Postgres {
+		return nil
+	}
+	return s.db.WithContext(ctx).Exec("VACUUM term_count_deltas, categories, tags").Error
+}
+
 // lockTermNames serialises writers of the same term names (PostgreSQL; SQLite already runs one writer at a time),
 // until the transaction ends. Keys are locked in sorted order so that writers of several names cannot deadlock.
 func (s *Store) lockTermNames(tax *Taxonomy, keys []string) error {
