@@ -488,6 +488,10 @@ func eventRefs(in *EventFields) models.EventRefs {
 // it) and moves the counts of the categories and tags the event counted for before the write (before) and counts
 // for after it.
 func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, before models.TermLinks, created bool) error {
+	if created {
+		return tx.LinkNewEvent(e.ID, e.Status == models.StatusPublish, links.venues, links.organizers,
+			links.categories, links.tags)
+	}
 	replace := []struct {
 		ids []uint64
 		fn  func(uint64, []uint64, bool) error

@@ -1,6 +1,8 @@
 package models
 
 import (
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -207,4 +209,60 @@ func replaceLinks[T any](s *Store, model *T, eventID uint64, rows []T, created b
 		return nil
 	}
 	return s.db.Create(&rows).Error
+}
+
+// LinkNewEvent gives an event this transaction created its venues and organizers (in this order), categories and
+// tags, and records what it adds to term counts (one for each of its terms when it is published, as
+// AdjustTermCounts does for a write from no links). On PostgreSQL it is one statement, whose parts are
+// data-modifying CTEs; SQLite, which has none, takes one statement per table.
+func (s *Store) LinkNewEvent(eventID uint64, published bool, venues, organizers, categories, tags []uint64) error {
+	after := TermLinks{Published: published, Categories: categories, Tags: tags}
+	if s.dialect != Postgres {
+		for _, r := range []struct {
+			ids []uint64
+			fn  func(uint64, []uint64, bool) error
+		}{{venues, s.ReplaceEventVenues}, {organizers, s.ReplaceEventOrganizers},
+			{categories, s.ReplaceEventCategories}, {tags, s.ReplaceEventTags}} {
+			if err := r.fn(eventID, r.ids, true); err != nil {
+				return err
+			}
+		}
+		return s.AdjustTermCounts(TermLinks{}, after)
+	}
+	var parts []string
+	var args []any
+	add := func(insert, row string, n int, values func(i int) []any) {
+		if n == 0 {
+			return
+		}
+		rows := make([]string, n)
+		for i := range rows {
+			rows[i] = row
+			args = append(args, values(i)...)
+		}
+		parts = append(parts, insert+strings.Join(rows, ", "))
+	}
+	add("INSERT INTO event_venues (event_id, venue_id, position) VALUES ", "(?, ?, ?)", len(venues),
+		func(i int) []any { return []any{eventID, venues[i], i} })
+	add("INSERT INTO event_organizers (event_id, organizer_id, position) VALUES ", "(?, ?, ?)", len(organizers),
+		func(i int) []any { return []any{eventID, organizers[i], i} })
+	add("INSERT INTO event_categories (event_id, category_id) VALUES ", "(?, ?)", len(categories),
+		func(i int) []any { return []any{eventID, categories[i]} })
+	add("INSERT INTO event_tags (event_id, tag_id) VALUES ", "(?, ?)", len(tags),
+		func(i int) []any { return []any{eventID, tags[i]} })
+	deltas := countDeltas(TermLinks{}, after)
+	add("INSERT INTO term_count_deltas (taxonomy, term_id, delta) VALUES ", "(?, ?, ?)", len(deltas),
+		func(i int) []any { return []any{deltas[i].Taxonomy, deltas[i].TermID, deltas[i].Delta} })
+	if len(parts) == 0 {
+		return nil
+	}
+	sql := parts[len(parts)-1]
+	if len(parts) > 1 {
+		ctes := make([]string, len(parts)-1)
+		for i, p := range parts[:len(parts)-1] {
+			ctes[i] = "l" + strconv.Itoa(i) + " AS (" + p + ")"
+		}
+		sql = "WITH " + strings.Join(ctes, ", ") + " " + sql
+	}
+	return s.db.Exec(sql, args...).Error
 }

@@ -828,6 +828,15 @@ type TermLinks struct {
 // deltas, so concurrent writers sharing a term never wait for each other; readers add the pending deltas
 // (countExpr) and CompactTermCounts folds them into the counts.
 func (s *Store) AdjustTermCounts(before, after TermLinks) error {
+	deltas := countDeltas(before, after)
+	if len(deltas) == 0 {
+		return nil
+	}
+	return s.db.Create(&deltas).Error
+}
+
+// countDeltas are the count changes of a write that moves an event's term links from before to after.
+func countDeltas(before, after TermLinks) []TermCountDelta {
 	counted := func(l TermLinks, ids []uint64) map[uint64]bool {
 		set := map[uint64]bool{}
 		if l.Published {
@@ -856,10 +865,7 @@ func (s *Store) AdjustTermCounts(before, after TermLinks) error {
 			}
 		}
 	}
-	if len(deltas) == 0 {
-		return nil
-	}
-	return s.db.Create(&deltas).Error
+	return deltas
 }
 
 // TermCountDelta is a change of a term's count not yet folded into it.
