@@ -923,12 +923,15 @@ func (s *Store) CompactTermCounts(ctx context.Context) (int, error) {
 // counts it updated. Until a vacuum removes them, every read of a count walks their index entries (a bitmap scan
 // never marks them dead): at a thousand writes a second that is thousands of dead entries per busy term within a
 // minute, autovacuum's fastest round, and without end where autovacuum is off. The tables are small, so a vacuum
-// takes milliseconds; it takes no lock that writers or readers wait for. SQLite deletes rows in place: a no-op.
+// takes milliseconds; it takes no lock that writers or readers wait for. It does not truncate: giving back the
+// empty tail of the delta table needs an exclusive lock, which vacuum waits up to five seconds for among busy
+// writers, and compaction with it. Nor does it start parallel workers, which cost more than these small indexes
+// take to vacuum. SQLite deletes rows in place: a no-op.
 func (s *Store) VacuumTermCounts(ctx context.Context) error {
 	if s.dialect != Postgres {
 		return nil
 	}
-	return s.db.WithContext(ctx).Exec("VACUUM term_count_deltas, categories, tags").Error
+	return s.db.WithContext(ctx).Exec("VACUUM (TRUNCATE false, PARALLEL 0) term_count_deltas, categories, tags").Error
 }
 
 // lockTermNames serialises writers of the same term names (PostgreSQL; SQLite already runs one writer at a time),
