@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -500,4 +501,33 @@ func withoutJSONLD(v any) any {
 		return out
 	}
 	return v
+}
+
+// TestCreateAdvancesTheDataVersionOnce checks that an event create, with links and without, advances the data
+// version that cached answers and ETags derive from by exactly one (on PostgreSQL the statement that stores the
+// links advances it, and the transaction must not do so again).
+func TestCreateAdvancesTheDataVersionOnce(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	venue := app.post(t, token, "/venues", map[string]any{"venue": "Versioned Hall"})
+	for _, extra := range [][]any{
+		{"venue", venue, "categories", []any{"Versioned"}, "tags", "one,two"},
+		{},
+		{"status", "draft", "tags", "two"},
+	} {
+		ctx := context.Background()
+		before, err := app.Store.Version(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		app.createEvent(t, token, eventBody("Versioned", 4, extra...))
+		after, err := app.Store.Version(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after != before+1 {
+			t.Fatalf("a create with %v moved the data version from %d to %d, want one step", extra, before, after)
+		}
+	}
 }
