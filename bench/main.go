@@ -235,8 +235,8 @@ func repoRoot() (string, error) {
 func freshDatabase(ctx context.Context, o options, root string) (string, func(), error) {
 	switch o.db {
 	case "sqlite":
-		// A file under bench/out, so that -keep and -reuse work as on PostgreSQL.
-		file := filepath.Join(root, "bench", "out", "bench.db")
+		// A file under bench/out, one per size, so that -keep and -reuse work as on PostgreSQL.
+		file := filepath.Join(root, "bench", "out", fmt.Sprintf("bench-%d.db", o.events))
 		remove := func() {
 			for _, suffix := range []string{"", "-wal", "-shm"} {
 				_ = os.Remove(file + suffix)
@@ -254,7 +254,7 @@ func freshDatabase(ctx context.Context, o options, root string) (string, func(),
 		if err != nil {
 			return "", nil, err
 		}
-		name := "calendar_bench"
+		name := fmt.Sprintf("calendar_bench_%d", o.events) // one per size, so that kept ones can be reused side by side
 		queries := []string{"DROP DATABASE IF EXISTS " + name + " WITH (FORCE)", "CREATE DATABASE " + name}
 		if o.reuse {
 			queries = nil
@@ -390,6 +390,10 @@ func scenarios(f fixtures, token string) []scenario {
 		return f.deleteIDs[i%len(f.deleteIDs)]
 	}
 	get := func(path string) request { return request{method: "GET", path: path} }
+	categoryAndVenue := func(w int) string {
+		return "/events?categories=" + f.categorySlugs[pick(w, len(f.categorySlugs))] +
+			"&venue=" + strconv.FormatUint(f.venueIDs[pick(w, len(f.venueIDs))], 10)
+	}
 	return []scenario{
 		{name: "default list", next: func(int, int) request { return get("/events") }},
 		{name: "list per_page=50", next: func(int, int) request { return get("/events?per_page=50") }},
@@ -400,9 +404,11 @@ func scenarios(f fixtures, token string) []scenario {
 			return get("/events/by-slug/" + url.PathEscape(f.slugs[pick(w, len(f.slugs))]))
 		}},
 		{name: "search", next: func(int, int) request { return get("/events?search=jazz") }},
-		{name: "category + venue", next: func(w, _ int) request {
-			return get("/events?categories=" + f.categorySlugs[pick(w, len(f.categorySlugs))] +
-				"&venue=" + strconv.FormatUint(f.venueIDs[pick(w, len(f.venueIDs))], 10))
+		{name: "category + venue", next: func(w, _ int) request { return get(categoryAndVenue(w)) }},
+		// The same lists, each request made distinct by a parameter the service ignores: every one misses the
+		// response cache, which shows what the query path itself sustains.
+		{name: "category + venue, uncached", next: func(w, i int) request {
+			return get(categoryAndVenue(w) + fmt.Sprintf("&uncached=%d-%d", w, i))
 		}},
 		{name: "date window strict", next: func(int, int) request {
 			return get("/events?strict_dates=true&start_date=" + windowStart + "%2000:00:00&end_date=" + windowEnd + "%2023:59:59")

@@ -80,6 +80,7 @@ func (r *Responses) For(clock func(*gin.Context) string, streams func(*gin.Conte
 			// Without a version the answer is built uncached: a handler that needs the database reports the
 			// outage itself, and one that does not (the namespace index, /doc) still answers.
 			if version, err := r.versions.Version(c.Request.Context()); err == nil {
+				c.Request = c.Request.WithContext(models.ContextWithVersion(c.Request.Context(), version))
 				key = cacheKey(c, version, period(c, clock))
 				a, lead := r.cached(c, key)
 				if a != nil {
@@ -151,6 +152,7 @@ func (r *Responses) stream(c *gin.Context, clock func(*gin.Context) string) {
 		c.Next() // untagged; the handler reports the outage
 		return
 	}
+	c.Request = c.Request.WithContext(models.ContextWithVersion(c.Request.Context(), version))
 	caller := "anonymous"
 	if u := models.UserFrom(c.Request.Context()); u != nil {
 		caller = "user " + strconv.FormatUint(u.ID, 10)

@@ -3,6 +3,8 @@ package models
 import (
 	"fmt"
 	"sort"
+	"strconv"
+	"sync"
 )
 
 // ListRefs are the records an event list filters by, as the request names them: categories and tags by ID,
@@ -43,7 +45,9 @@ UNION ALL SELECT 'v', id, '', '', 0 FROM venues WHERE id IN @venues
 UNION ALL SELECT 'o', id, '', '', 0 FROM organizers WHERE id IN @organizers`
 
 // ResolveListRefs resolves every record an event list filters by, in one query. Refs that name nothing are one
-// rest_invalid_param error naming each parameter at fault.
+// rest_invalid_param error naming each parameter at fault. When the context carries the data version the request
+// is answered at (ContextWithVersion), what each ref resolved to is remembered for that version, so a list whose
+// refs were all seen before at the current version needs no query (see refMemo).
 func (s *Store) ResolveListRefs(r ListRefs) (ListRefIDs, error) {
 	var out ListRefIDs
 	cats, err := parseFilterRefs(CategoryTaxonomy, r.Categories)
@@ -57,16 +61,36 @@ func (s *Store) ResolveListRefs(r ListRefs) (ListRefIDs, error) {
 	if len(cats)+len(tags)+len(r.Venues)+len(r.Organizers) == 0 {
 		return out, nil
 	}
+	keys := listRefKeys(cats, tags, r)
+	version, known := VersionIn(s.db.Statement.Context)
+	if known {
+		if resolved, ok := s.refs.get(version, keys); ok {
+			return combineListRefs(cats, tags, r, resolved), nil
+		}
+	}
+	resolved, err := s.queryListRefs(cats, tags, r)
+	if err != nil {
+		return out, err
+	}
+	if known {
+		s.refs.put(version, keys, resolved)
+	}
+	return combineListRefs(cats, tags, r, resolved), nil
+}
+
+// queryListRefs runs the resolving query and returns, ref by ref in listRefKeys order, the IDs each names: a
+// category with its descendants, a tag, a venue or an organizer.
+func (s *Store) queryListRefs(cats, tags termRefs, r ListRefs) ([][]uint64, error) {
 	catIDs, catSlugs, catKeys := cats.lookups()
 	tagIDs, tagSlugs, tagKeys := tags.lookups()
 	var rows []listRefRow
-	err = s.db.Raw(listRefsSQL, map[string]any{
+	err := s.db.Raw(listRefsSQL, map[string]any{
 		"cat_ids": nonEmptyIDs(catIDs), "cat_slugs": nonEmpty(catSlugs), "cat_keys": nonEmpty(catKeys),
 		"tag_ids": nonEmptyIDs(tagIDs), "tag_slugs": nonEmpty(tagSlugs), "tag_keys": nonEmpty(tagKeys),
 		"venues": nonEmptyIDs(r.Venues), "organizers": nonEmptyIDs(r.Organizers),
 	}).Scan(&rows).Error
 	if err != nil {
-		return out, err
+		return nil, err
 	}
 	found := map[string]*termLookup{"c": newTermLookup(), "t": newTermLookup(), "v": newTermLookup(), "o": newTermLookup()}
 	descendants := map[uint64][]uint64{}
@@ -77,39 +101,130 @@ func (s *Store) ResolveListRefs(r ListRefs) (ListRefIDs, error) {
 		}
 		found[row.Kind].add(row)
 	}
+	var resolved [][]uint64
 	invalid := map[string]string{}
 	for _, t := range []struct {
 		tax  *Taxonomy
 		refs termRefs
 		kind string
-		dst  *[]uint64
-	}{{CategoryTaxonomy, cats, "c", &out.Categories}, {TagTaxonomy, tags, "t", &out.Tags}} {
+	}{{CategoryTaxonomy, cats, "c"}, {TagTaxonomy, tags, "t"}} {
 		l := found[t.kind]
 		if err := t.refs.assign(t.tax, l.ids, l.bySlug, l.byName, false); err != nil {
 			collectParams(invalid, err)
 			continue
 		}
-		*t.dst = t.refs.ids()
+		for _, ref := range t.refs {
+			ids := []uint64{ref.id}
+			if t.kind == "c" {
+				ids = withDescendants(ids, descendants)
+			}
+			resolved = append(resolved, ids)
+		}
 	}
-	out.Categories = withDescendants(out.Categories, descendants)
 	for _, l := range []struct {
 		name string
 		ids  []uint64
 		kind string
-		dst  *[]uint64
-	}{{"venue", r.Venues, "v", &out.Venues}, {"organizer", r.Organizers, "o", &out.Organizers}} {
+	}{{"venue", r.Venues, "v"}, {"organizer", r.Organizers, "o"}} {
 		for _, id := range l.ids {
 			if !found[l.kind].ids[id] {
 				invalid[l.name] = fmt.Sprintf("no %s has the ID %d", l.name, id)
 				break
 			}
+			resolved = append(resolved, []uint64{id})
 		}
-		*l.dst = l.ids
 	}
 	if len(invalid) > 0 {
-		return ListRefIDs{}, Invalid(invalid)
+		return nil, Invalid(invalid)
 	}
-	return out, nil
+	return resolved, nil
+}
+
+// listRefKeys names each ref of a list, in the order queryListRefs resolves them, for refMemo.
+func listRefKeys(cats, tags termRefs, r ListRefs) []string {
+	keys := make([]string, 0, len(cats)+len(tags)+len(r.Venues)+len(r.Organizers))
+	for _, c := range cats {
+		keys = append(keys, "c:"+c.raw)
+	}
+	for _, t := range tags {
+		keys = append(keys, "t:"+t.raw)
+	}
+	for _, id := range r.Venues {
+		keys = append(keys, "v:"+strconv.FormatUint(id, 10))
+	}
+	for _, id := range r.Organizers {
+		keys = append(keys, "o:"+strconv.FormatUint(id, 10))
+	}
+	return keys
+}
+
+// combineListRefs puts the refs' resolutions (in listRefKeys order) together: the categories named and all their
+// descendants once each in ID order, the tags once each in the order named, the venues and organizers as given.
+func combineListRefs(cats, tags termRefs, r ListRefs, resolved [][]uint64) ListRefIDs {
+	out := ListRefIDs{Categories: []uint64{}, Tags: []uint64{}, Venues: r.Venues, Organizers: r.Organizers}
+	seen := map[uint64]bool{}
+	for _, ids := range resolved[:len(cats)] {
+		for _, id := range ids {
+			if !seen[id] {
+				seen[id] = true
+				out.Categories = append(out.Categories, id)
+			}
+		}
+	}
+	sort.Slice(out.Categories, func(i, j int) bool { return out.Categories[i] < out.Categories[j] })
+	clear(seen)
+	for _, ids := range resolved[len(cats) : len(cats)+len(tags)] {
+		if !seen[ids[0]] {
+			seen[ids[0]] = true
+			out.Tags = append(out.Tags, ids[0])
+		}
+	}
+	return out
+}
+
+// refMemo remembers what list refs resolved to at one data version. Any committed write advances the version, so
+// an entry can only be used while nothing has changed since it was resolved: it is exactly what the query would
+// find again. Entries of an older version are dropped as soon as a request at a newer one arrives; the memo holds
+// at most refMemoSize entries.
+type refMemo struct {
+	mu      sync.Mutex
+	version int64
+	ids     map[string][]uint64
+}
+
+const refMemoSize = 20000
+
+// get returns the resolutions of every key at this version, if all are remembered.
+func (m *refMemo) get(version int64, keys []string) ([][]uint64, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if version != m.version || m.ids == nil {
+		return nil, false
+	}
+	out := make([][]uint64, len(keys))
+	for i, k := range keys {
+		ids, ok := m.ids[k]
+		if !ok {
+			return nil, false
+		}
+		out[i] = ids
+	}
+	return out, true
+}
+
+// put remembers the resolutions of keys at this version, unless a newer version is already remembered.
+func (m *refMemo) put(version int64, keys []string, resolved [][]uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case version < m.version:
+		return
+	case version > m.version || m.ids == nil || len(m.ids)+len(keys) > refMemoSize:
+		m.version, m.ids = version, make(map[string][]uint64, len(keys))
+	}
+	for i, k := range keys {
+		m.ids[k] = resolved[i]
+	}
 }
 
 // parseFilterRefs reads a list filter's refs; a slug is sanitised as slugs are ("Jazz Nights!" finds

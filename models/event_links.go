@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// placeLink is a venue or organizer linked to an event, with its image, read by the one query that loads both
-// kinds (the columns are the union of the two; a kind leaves the other's empty).
-type placeLink struct {
-	Kind          string // "v" for a venue, "o" for an organizer
+// eventLink is a venue, organizer, category or tag linked to an event, read by the one query that loads all four
+// kinds: the columns are the union of theirs, and each kind leaves the others' empty.
+type eventLink struct {
+	Kind          string // "v" venue, "o" organizer, "c" category, "t" tag
 	EventID       uint64
 	Position      int
 	ID            uint64
@@ -36,32 +36,46 @@ type placeLink struct {
 	ShowMapLink   bool
 	GeoLat        *float64
 	GeoLng        *float64
-	PublishedAt   time.Time
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	PublishedAt   *time.Time
+	CreatedAt     *time.Time
+	UpdatedAt     *time.Time
 	ImageURL      *string
 	ImageExt      *string
 	ImageCreated  *time.Time
+	NameKey       string
+	ParentID      *uint64
+	Count         int64
 }
 
-// placeLinksSQL reads the venues and organizers of a set of events, each in its given order, with their images.
-const placeLinksSQL = `SELECT 'v' AS kind, l.event_id, l.position, v.id, v.author_id, v.status, v.trashed_status,
+// eventLinksSQL reads the venues and organizers of a set of events, each in its given order and with their
+// images, and their categories and tags, each by name within its event (as WordPress returns terms).
+var eventLinksSQL = `SELECT 'v' AS kind, l.event_id, l.position, v.id, v.author_id, v.status, v.trashed_status,
 	v.password, v.name, v.description, v.excerpt, v.slug, v.image_id, v.address, v.city, v.country, v.province,
 	v.state, v.zip, v.phone, v.website, v.stateprovince, '' AS email, v.show_map, v.show_map_link, v.geo_lat,
 	v.geo_lng, v.published_at, v.created_at, v.updated_at, i.url AS image_url, i.extension AS image_ext,
-	i.created_at AS image_created
+	i.created_at AS image_created, '' AS name_key, CAST(NULL AS bigint) AS parent_id, 0 AS count
 	FROM event_venues l JOIN venues v ON v.id = l.venue_id LEFT JOIN images i ON i.id = v.image_id
-	WHERE l.event_id IN ?
+	WHERE l.event_id IN @ids
 UNION ALL
 SELECT 'o', l.event_id, l.position, o.id, o.author_id, o.status, o.trashed_status, o.password, o.name,
 	o.description, o.excerpt, o.slug, o.image_id, '', '', '', '', '', '', o.phone, o.website, '', o.email, FALSE,
-	FALSE, NULL, NULL, o.published_at, o.created_at, o.updated_at, i.url, i.extension, i.created_at
+	FALSE, NULL, NULL, o.published_at, o.created_at, o.updated_at, i.url, i.extension, i.created_at, '', NULL, 0
 	FROM event_organizers l JOIN organizers o ON o.id = l.organizer_id LEFT JOIN images i ON i.id = o.image_id
-	WHERE l.event_id IN ?
-ORDER BY 2, 1, 3, 4`
+	WHERE l.event_id IN @ids
+UNION ALL
+SELECT 'c', l.event_id, 0, c.id, 0, '', '', '', c.name, c.description, '', c.slug, NULL, '', '', '', '', '', '',
+	'', '', '', '', FALSE, FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, c.name_key, c.parent_id, ` +
+	CategoryTaxonomy.countExpr("c") + `
+	FROM event_categories l JOIN categories c ON c.id = l.category_id WHERE l.event_id IN @ids
+UNION ALL
+SELECT 't', l.event_id, 0, t.id, 0, '', '', '', t.name, t.description, '', t.slug, NULL, '', '', '', '', '', '',
+	'', '', '', '', FALSE, FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, t.name_key, NULL, ` +
+	TagTaxonomy.countExpr("t") + `
+	FROM event_tags l JOIN tags t ON t.id = l.tag_id WHERE l.event_id IN @ids
+ORDER BY 2, 1, 3, 34, 4`
 
 // image is the link's image, if it has one.
-func (l placeLink) image() *Image {
+func (l *eventLink) image() *Image {
 	if l.ImageID == nil || l.ImageURL == nil {
 		return nil
 	}
@@ -75,40 +89,40 @@ func (l placeLink) image() *Image {
 	return img
 }
 
-func (l placeLink) venue() Venue {
+func (l *eventLink) venue() Venue {
 	return Venue{ID: l.ID, AuthorID: l.AuthorID, Status: l.Status, TrashedStatus: l.TrashedStatus, Password: l.Password,
 		Name: l.Name, Description: l.Description, Excerpt: l.Excerpt, Slug: l.Slug, ImageID: l.ImageID,
 		Address: l.Address, City: l.City, Country: l.Country, Province: l.Province, State: l.State, Zip: l.Zip,
 		Phone: l.Phone, Website: l.Website, StateProvince: l.StateProvince, ShowMap: l.ShowMap,
-		ShowMapLink: l.ShowMapLink, GeoLat: l.GeoLat, GeoLng: l.GeoLng, PublishedAt: l.PublishedAt,
-		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, Image: l.image()}
+		ShowMapLink: l.ShowMapLink, GeoLat: l.GeoLat, GeoLng: l.GeoLng, PublishedAt: timeOrZero(l.PublishedAt),
+		CreatedAt: timeOrZero(l.CreatedAt), UpdatedAt: timeOrZero(l.UpdatedAt), Image: l.image()}
 }
 
-func (l placeLink) organizer() Organizer {
+func (l *eventLink) organizer() Organizer {
 	return Organizer{ID: l.ID, AuthorID: l.AuthorID, Status: l.Status, TrashedStatus: l.TrashedStatus,
 		Password: l.Password, Name: l.Name, Description: l.Description, Excerpt: l.Excerpt, Slug: l.Slug,
-		ImageID: l.ImageID, Phone: l.Phone, Website: l.Website, Email: l.Email, PublishedAt: l.PublishedAt,
-		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, Image: l.image()}
+		ImageID: l.ImageID, Phone: l.Phone, Website: l.Website, Email: l.Email, PublishedAt: timeOrZero(l.PublishedAt),
+		CreatedAt: timeOrZero(l.CreatedAt), UpdatedAt: timeOrZero(l.UpdatedAt), Image: l.image()}
 }
 
-// termLink is a category or tag linked to an event, read by the one query that loads both.
-type termLink struct {
-	Kind    string // "c" for a category, "t" for a tag
-	EventID uint64
-	Term
+func (l *eventLink) category() Category {
+	return Category{ID: l.ID, Name: l.Name, NameKey: l.NameKey, Slug: l.Slug, Description: l.Description,
+		ParentID: l.ParentID, Count: l.Count}
 }
 
-// termLinksSQL reads the categories and tags of a set of events in one statement, each by name within its event.
-var termLinksSQL = `SELECT 'c' AS kind, l.event_id, c.id, c.name, c.name_key, c.slug, c.description, c.parent_id, ` +
-	CategoryTaxonomy.countExpr("c") + ` AS count
-	FROM event_categories l JOIN categories c ON c.id = l.category_id WHERE l.event_id IN ?
-UNION ALL
-SELECT 't', l.event_id, t.id, t.name, t.name_key, t.slug, t.description, NULL, ` + TagTaxonomy.countExpr("t") + `
-	FROM event_tags l JOIN tags t ON t.id = l.tag_id WHERE l.event_id IN ?
-ORDER BY 2, 1, 5, 3`
+func (l *eventLink) tag() Tag {
+	return Tag{ID: l.ID, Name: l.Name, NameKey: l.NameKey, Slug: l.Slug, Description: l.Description, Count: l.Count}
+}
+
+func timeOrZero(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
 
 // LoadEventLinks fills the Venues and Organizers (in the order they were given, with their images), Categories
-// and Tags (by name, as WordPress returns terms) of the events: two queries whatever the number of events.
+// and Tags (by name, as WordPress returns terms) of the events: one query whatever the number of events.
 func (s *Store) LoadEventLinks(events []Event) error {
 	if len(events) == 0 {
 		return nil
@@ -121,30 +135,22 @@ func (s *Store) LoadEventLinks(events []Event) error {
 		index[e.ID] = e
 		e.Venues, e.Organizers, e.Categories, e.Tags = []Venue{}, []Organizer{}, []Category{}, []Tag{}
 	}
-	var places []placeLink
-	if err := s.db.Raw(placeLinksSQL, ids, ids).Scan(&places).Error; err != nil {
+	var links []eventLink
+	if err := s.db.Raw(eventLinksSQL, map[string]any{"ids": ids}).Scan(&links).Error; err != nil {
 		return err
 	}
-	for _, l := range places {
+	for i := range links {
+		l := &links[i]
 		e := index[l.EventID]
-		if l.Kind == "v" {
+		switch l.Kind {
+		case "v":
 			e.Venues = append(e.Venues, l.venue())
-		} else {
+		case "o":
 			e.Organizers = append(e.Organizers, l.organizer())
-		}
-	}
-	var terms []termLink
-	if err := s.db.Raw(termLinksSQL, ids, ids).Scan(&terms).Error; err != nil {
-		return err
-	}
-	for _, l := range terms {
-		e := index[l.EventID]
-		if l.Kind == "c" {
-			e.Categories = append(e.Categories, Category{ID: l.ID, Name: l.Name, NameKey: l.NameKey, Slug: l.Slug,
-				Description: l.Description, ParentID: l.ParentID, Count: l.Count})
-		} else {
-			e.Tags = append(e.Tags, Tag{ID: l.ID, Name: l.Name, NameKey: l.NameKey, Slug: l.Slug,
-				Description: l.Description, Count: l.Count})
+		case "c":
+			e.Categories = append(e.Categories, l.category())
+		default:
+			e.Tags = append(e.Tags, l.tag())
 		}
 	}
 	return nil

@@ -1,7 +1,5 @@
 package models
 
-import "time"
-
 // EventRefs are the existing records an event write names: venues and organizers by ID, categories and tags by
 // ID, slug or name (the refs ResolveCategories and ResolveTags take).
 type EventRefs struct {
@@ -14,7 +12,7 @@ type EventRefs struct {
 // ResolveCategoriesFound, ResolveTagsFound), and a create answers with them (NewEventLinks). A nil *FoundRefs
 // holds nothing: every resolver then reads for itself.
 type FoundRefs struct {
-	venues, organizers map[uint64]placeLink
+	venues, organizers map[uint64]eventLink
 	// categories and tags are nil when their refs were not looked up (none sent, or refs that do not parse).
 	categories, tags *foundTerms
 }
@@ -27,48 +25,9 @@ type foundTerms struct {
 	terms  []Term
 }
 
-// eventRefRow is one row of eventRefsSQL: a venue or organizer (the columns of placeLink) or a category or tag
-// (ID, name, name key, slug, description, parent, count); a kind leaves the others' columns empty.
-type eventRefRow struct {
-	Kind          string // v, o, c or t
-	ID            uint64
-	AuthorID      uint64
-	Status        string
-	TrashedStatus string
-	Password      string
-	Name          string
-	Description   string
-	Excerpt       string
-	Slug          string
-	ImageID       *uint64
-	Address       string
-	City          string
-	Country       string
-	Province      string
-	State         string
-	Zip           string
-	Phone         string
-	Website       string
-	StateProvince string `gorm:"column:stateprovince"`
-	Email         string
-	ShowMap       bool
-	ShowMapLink   bool
-	GeoLat        *float64
-	GeoLng        *float64
-	PublishedAt   *time.Time
-	CreatedAt     *time.Time
-	UpdatedAt     *time.Time
-	ImageURL      *string
-	ImageExt      *string
-	ImageCreated  *time.Time
-	NameKey       string
-	ParentID      *uint64
-	Count         int64
-}
-
-// eventRefsSQL reads, in one statement, the venues and organizers with these IDs (as placeLinksSQL reads them,
+// eventRefsSQL reads, in one statement, the venues and organizers with these IDs (as eventLinksSQL reads them,
 // with their images) and the categories and tags named by ID, slug or name key (with their current counts, as
-// termLinksSQL reads them, in its order).
+// eventLinksSQL reads them, in its order). Its rows are eventLinks without an event.
 var eventRefsSQL = `SELECT 'v' AS kind, v.id, v.author_id, v.status, v.trashed_status, v.password, v.name,
 	v.description, v.excerpt, v.slug, v.image_id, v.address, v.city, v.country, v.province, v.state, v.zip, v.phone,
 	v.website, v.stateprovince, '' AS email, v.show_map, v.show_map_link, v.geo_lat, v.geo_lng, v.published_at,
@@ -106,7 +65,7 @@ func (s *Store) FindEventRefs(refs EventRefs) (*FoundRefs, error) {
 	}
 	catIDs, catSlugs, catKeys := cats.lookups()
 	tagIDs, tagSlugs, tagKeys := tags.lookups()
-	var rows []eventRefRow
+	var rows []eventLink
 	err := s.db.Raw(eventRefsSQL, map[string]any{
 		"venues": nonEmptyIDs(refs.Venues), "organizers": nonEmptyIDs(refs.Organizers),
 		"cat_ids": nonEmptyIDs(catIDs), "cat_slugs": nonEmpty(catSlugs), "cat_keys": nonEmpty(catKeys),
@@ -115,7 +74,7 @@ func (s *Store) FindEventRefs(refs EventRefs) (*FoundRefs, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &FoundRefs{venues: map[uint64]placeLink{}, organizers: map[uint64]placeLink{}}
+	f := &FoundRefs{venues: map[uint64]eventLink{}, organizers: map[uint64]eventLink{}}
 	if catErr == nil && len(cats) > 0 {
 		f.categories = newFoundTerms(catIDs, catSlugs, catKeys)
 	}
@@ -125,25 +84,25 @@ func (s *Store) FindEventRefs(refs EventRefs) (*FoundRefs, error) {
 	for _, r := range rows {
 		switch r.Kind {
 		case "v":
-			f.venues[r.ID] = r.placeLink()
+			f.venues[r.ID] = r
 		case "o":
-			f.organizers[r.ID] = r.placeLink()
+			f.organizers[r.ID] = r
 		case "c":
-			f.categories.add(r)
+			f.categories.add(&r)
 		case "t":
-			f.tags.add(r)
+			f.tags.add(&r)
 		}
 	}
-	// The venues and organizers looked up but not found are remembered as missing (a zero placeLink): FoundLinked
+	// The venues and organizers looked up but not found are remembered as missing (a zero eventLink): FoundLinked
 	// tells them from IDs it was never asked about.
 	for _, id := range refs.Venues {
 		if _, ok := f.venues[id]; !ok {
-			f.venues[id] = placeLink{}
+			f.venues[id] = eventLink{}
 		}
 	}
 	for _, id := range refs.Organizers {
 		if _, ok := f.organizers[id]; !ok {
-			f.organizers[id] = placeLink{}
+			f.organizers[id] = eventLink{}
 		}
 	}
 	return f, nil
@@ -164,7 +123,7 @@ func newFoundTerms(ids []uint64, slugs, keys []string) *foundTerms {
 }
 
 // add records a term row; rows of a kind not looked up (f nil) cannot occur.
-func (ft *foundTerms) add(r eventRefRow) {
+func (ft *foundTerms) add(r *eventLink) {
 	if ft == nil {
 		return
 	}
@@ -193,24 +152,6 @@ func (ft *foundTerms) covers(refs termRefs) bool {
 		}
 	}
 	return true
-}
-
-func (r eventRefRow) placeLink() placeLink {
-	l := placeLink{Kind: r.Kind, ID: r.ID, AuthorID: r.AuthorID, Status: r.Status, TrashedStatus: r.TrashedStatus,
-		Password: r.Password, Name: r.Name, Description: r.Description, Excerpt: r.Excerpt, Slug: r.Slug,
-		ImageID: r.ImageID, Address: r.Address, City: r.City, Country: r.Country, Province: r.Province,
-		State: r.State, Zip: r.Zip, Phone: r.Phone, Website: r.Website, StateProvince: r.StateProvince,
-		Email: r.Email, ShowMap: r.ShowMap, ShowMapLink: r.ShowMapLink, GeoLat: r.GeoLat, GeoLng: r.GeoLng,
-		ImageURL: r.ImageURL, ImageExt: r.ImageExt, ImageCreated: r.ImageCreated}
-	for _, t := range []struct {
-		dst *time.Time
-		src *time.Time
-	}{{&l.PublishedAt, r.PublishedAt}, {&l.CreatedAt, r.CreatedAt}, {&l.UpdatedAt, r.UpdatedAt}} {
-		if t.src != nil {
-			*t.dst = *t.src
-		}
-	}
-	return l
 }
 
 // FoundLinked returns the venues or organizers with ids that found read (those that exist, in no particular

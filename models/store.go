@@ -34,6 +34,7 @@ var migrations embed.FS
 type Store struct {
 	db      *gorm.DB
 	dialect string
+	refs    *refMemo // shared by every copy of the store
 }
 
 // Open connects to the database. driver is SQLite or Postgres; dsn is a file path or a PostgreSQL URL.
@@ -63,7 +64,7 @@ func Open(driver, dsn string) (*Store, error) {
 		return nil, err
 	}
 	configurePool(sqlDB, driver)
-	s := &Store{db: db, dialect: driver}
+	s := &Store{db: db, dialect: driver, refs: &refMemo{}}
 	if err := s.setupJoinTables(); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
@@ -141,14 +142,14 @@ func (s *Store) SQLDB() *sql.DB {
 
 // WithContext returns a store whose queries carry ctx.
 func (s *Store) WithContext(ctx context.Context) *Store {
-	return &Store{db: s.db.WithContext(ctx), dialect: s.dialect}
+	return &Store{db: s.db.WithContext(ctx), dialect: s.dialect, refs: s.refs}
 }
 
 // Tx runs fn in one transaction: everything fn writes is committed together, or nothing is. Every write of the
 // service goes through Tx, which also advances the data version (see Version) in the same transaction.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := fn(&Store{db: tx, dialect: s.dialect}); err != nil {
+		if err := fn(&Store{db: tx, dialect: s.dialect, refs: s.refs}); err != nil {
 			return err
 		}
 		return bumpVersion(tx)

@@ -131,3 +131,21 @@ func (r *VersionReader) readRounds() {
 		}
 	}
 }
+
+// versionKey is the context key of the data version a request is answered at.
+type versionKey struct{}
+
+// ContextWithVersion records in ctx that the request it belongs to is answered at data version v: it read v
+// before any of its queries, so what it finds is at least as new as v.
+func ContextWithVersion(ctx context.Context, v int64) context.Context {
+	return context.WithValue(ctx, versionKey{}, v)
+}
+
+// VersionIn returns the data version ctx records, if any.
+func VersionIn(ctx context.Context) (int64, bool) {
+	if ctx == nil {
+		return 0, false
+	}
+	v, ok := ctx.Value(versionKey{}).(int64)
+	return v, ok
+}

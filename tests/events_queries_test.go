@@ -68,3 +68,40 @@ func TestAFilteredEventListStaysWithinSixQueries(t *testing.T) {
 		t.Fatalf("a list filtered by every kind of record took %d queries, more than 6", q)
 	}
 }
+
+// TestListFiltersAreResolvedOncePerDataVersion proves that the records a visitor's list names are looked up once
+// while nothing changes — a second list naming them, even as another URL, takes one query fewer — and that any
+// write makes the next list look them up again: a new child category counts, a renamed category stops matching its old name.
+func TestListFiltersAreResolvedOncePerDataVersion(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleEditor)
+	music := app.post(t, token, "/categories", map[string]any{"name": "Music"})
+	venue := app.post(t, token, "/venues", map[string]any{"venue": "Hall"})
+	e := evID(app.createEvent(t, token, eventBody("E", 3, "categories", []any{music}, "venue", venue)))
+	n := countQueries(t, app)
+	list := func(query string) ([]int, int64) {
+		n.Store(0)
+		ids := app.listIDs(t, query, "")
+		return ids, n.Load()
+	}
+	first, cold := list(fmt.Sprintf("categories=music&venue=%d", venue))
+	second, warm := list(fmt.Sprintf("venue=%d&categories=music&per_page=7", venue))
+	if !sameInts(first, []int{e}) || !sameInts(second, []int{e}) {
+		t.Fatalf("lists %v and %v, want [%d]", first, second, e)
+	}
+	if warm != cold-1 {
+		t.Fatalf("the second list took %d queries, the first %d: the filters were resolved again", warm, cold)
+	}
+	jazz := app.post(t, token, "/categories", map[string]any{"name": "Jazz", "parent": music})
+	f := evID(app.createEvent(t, token, eventBody("F", 4, "categories", []any{jazz}, "venue", venue)))
+	if got, _ := list(fmt.Sprintf("categories=music&venue=%d&per_page=8", venue)); !sameInts(got, []int{e, f}) {
+		t.Fatalf("after a child category was added the list is %v, want [%d %d]", got, e, f)
+	}
+	app.Do(Request{Method: http.MethodPost, Path: fmt.Sprintf("/categories/%d", music), Token: token,
+		Body: map[string]any{"name": "Sounds", "slug": "sounds"}}).ExpectStatus(t, http.StatusOK)
+	expectInvalid(t, app.Get(fmt.Sprintf("/events?categories=music&venue=%d&per_page=9", venue)), "categories")
+	if got, _ := list(fmt.Sprintf("categories=sounds&venue=%d", venue)); !sameInts(got, []int{e, f}) {
+		t.Fatalf("the renamed category lists %v, want [%d %d]", got, e, f)
+	}
+}
