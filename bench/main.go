@@ -407,7 +407,7 @@ func scenarios(f fixtures, token string) []scenario {
 		{name: "category + venue", next: func(w, _ int) request { return get(categoryAndVenue(w)) }},
 		// The same lists, each request made distinct by a parameter the service ignores: every one misses the
 		// response cache, which shows what the query path itself sustains.
-		{name: "category + venue, uncached", next: func(w, i int) request {
+		{name: "category + venue uncached", next: func(w, i int) request {
 			return get(categoryAndVenue(w) + fmt.Sprintf("&uncached=%d-%d", w, i))
 		}},
 		{name: "date window strict", next: func(int, int) request {
