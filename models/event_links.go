@@ -47,30 +47,38 @@ type eventLink struct {
 	Count         int64
 }
 
+// The columns of an eventLink (after kind, event and position) for each kind of record: venues (v, with their
+// image i), organizers (o, with i), categories (c) and tags (t). Both eventLinksSQL and eventRefsSQL read them.
+var (
+	venueLinkColumns = `v.id, v.author_id, v.status, v.trashed_status, v.password, v.name, v.description, v.excerpt,
+	v.slug, v.image_id, v.address, v.city, v.country, v.province, v.state, v.zip, v.phone, v.website, v.stateprovince,
+	'' AS email, v.show_map, v.show_map_link, v.geo_lat, v.geo_lng, v.published_at, v.created_at, v.updated_at,
+	i.url AS image_url, i.extension AS image_ext, i.created_at AS image_created, '' AS name_key,
+	CAST(NULL AS bigint) AS parent_id, 0 AS count`
+	organizerLinkColumns = `o.id, o.author_id, o.status, o.trashed_status, o.password, o.name, o.description,
+	o.excerpt, o.slug, o.image_id, '', '', '', '', '', '', o.phone, o.website, '', o.email, FALSE, FALSE, NULL, NULL,
+	o.published_at, o.created_at, o.updated_at, i.url, i.extension, i.created_at, '', NULL, 0`
+	categoryLinkColumns = `c.id, 0, '', '', '', c.name, c.description, '', c.slug, NULL, '', '', '', '', '', '', '',
+	'', '', '', FALSE, FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, c.name_key, c.parent_id, ` +
+		CategoryTaxonomy.countExpr("c")
+	tagLinkColumns = `t.id, 0, '', '', '', t.name, t.description, '', t.slug, NULL, '', '', '', '', '', '', '', '', '',
+	'', FALSE, FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, t.name_key, NULL, ` + TagTaxonomy.countExpr("t")
+)
+
 // eventLinksSQL reads the venues and organizers of a set of events, each in its given order and with their
 // images, and their categories and tags, each by name within its event (as WordPress returns terms).
-var eventLinksSQL = `SELECT 'v' AS kind, l.event_id, l.position, v.id, v.author_id, v.status, v.trashed_status,
-	v.password, v.name, v.description, v.excerpt, v.slug, v.image_id, v.address, v.city, v.country, v.province,
-	v.state, v.zip, v.phone, v.website, v.stateprovince, '' AS email, v.show_map, v.show_map_link, v.geo_lat,
-	v.geo_lng, v.published_at, v.created_at, v.updated_at, i.url AS image_url, i.extension AS image_ext,
-	i.created_at AS image_created, '' AS name_key, CAST(NULL AS bigint) AS parent_id, 0 AS count
+var eventLinksSQL = `SELECT 'v' AS kind, l.event_id, l.position, ` + venueLinkColumns + `
 	FROM event_venues l JOIN venues v ON v.id = l.venue_id LEFT JOIN images i ON i.id = v.image_id
 	WHERE l.event_id IN @ids
 UNION ALL
-SELECT 'o', l.event_id, l.position, o.id, o.author_id, o.status, o.trashed_status, o.password, o.name,
-	o.description, o.excerpt, o.slug, o.image_id, '', '', '', '', '', '', o.phone, o.website, '', o.email, FALSE,
-	FALSE, NULL, NULL, o.published_at, o.created_at, o.updated_at, i.url, i.extension, i.created_at, '', NULL, 0
+SELECT 'o', l.event_id, l.position, ` + organizerLinkColumns + `
 	FROM event_organizers l JOIN organizers o ON o.id = l.organizer_id LEFT JOIN images i ON i.id = o.image_id
 	WHERE l.event_id IN @ids
 UNION ALL
-SELECT 'c', l.event_id, 0, c.id, 0, '', '', '', c.name, c.description, '', c.slug, NULL, '', '', '', '', '', '',
-	'', '', '', '', FALSE, FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, c.name_key, c.parent_id, ` +
-	CategoryTaxonomy.countExpr("c") + `
+SELECT 'c', l.event_id, 0, ` + categoryLinkColumns + `
 	FROM event_categories l JOIN categories c ON c.id = l.category_id WHERE l.event_id IN @ids
 UNION ALL
-SELECT 't', l.event_id, 0, t.id, 0, '', '', '', t.name, t.description, '', t.slug, NULL, '', '', '', '', '', '',
-	'', '', '', '', FALSE, FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, t.name_key, NULL, ` +
-	TagTaxonomy.countExpr("t") + `
+SELECT 't', l.event_id, 0, ` + tagLinkColumns + `
 	FROM event_tags l JOIN tags t ON t.id = l.tag_id WHERE l.event_id IN @ids
 ORDER BY 2, 1, 3, 34, 4`
 

@@ -22,30 +22,22 @@ type FoundRefs struct {
 type foundTerms struct {
 	asked  termLookup // the IDs, slugs and name keys looked up
 	lookup *termLookup
-	terms  []Term
+	rows   []eventLink
 }
 
 // eventRefsSQL reads, in one statement, the venues and organizers with these IDs (as eventLinksSQL reads them,
 // with their images) and the categories and tags named by ID, slug or name key (with their current counts, as
 // eventLinksSQL reads them, in its order). Its rows are eventLinks without an event.
-var eventRefsSQL = `SELECT 'v' AS kind, v.id, v.author_id, v.status, v.trashed_status, v.password, v.name,
-	v.description, v.excerpt, v.slug, v.image_id, v.address, v.city, v.country, v.province, v.state, v.zip, v.phone,
-	v.website, v.stateprovince, '' AS email, v.show_map, v.show_map_link, v.geo_lat, v.geo_lng, v.published_at,
-	v.created_at, v.updated_at, i.url AS image_url, i.extension AS image_ext, i.created_at AS image_created,
-	'' AS name_key, CAST(NULL AS BIGINT) AS parent_id, 0 AS count
+var eventRefsSQL = `SELECT 'v' AS kind, ` + venueLinkColumns + `
 	FROM venues v LEFT JOIN images i ON i.id = v.image_id WHERE v.id IN @venues
 UNION ALL
-SELECT 'o', o.id, o.author_id, o.status, o.trashed_status, o.password, o.name, o.description, o.excerpt, o.slug,
-	o.image_id, '', '', '', '', '', '', o.phone, o.website, '', o.email, FALSE, FALSE, NULL, NULL, o.published_at,
-	o.created_at, o.updated_at, i.url, i.extension, i.created_at, '', NULL, 0
+SELECT 'o', ` + organizerLinkColumns + `
 	FROM organizers o LEFT JOIN images i ON i.id = o.image_id WHERE o.id IN @organizers
 UNION ALL
-SELECT 'c', c.id, 0, '', '', '', c.name, c.description, '', c.slug, NULL, '', '', '', '', '', '', '', '', '', '',
-	FALSE, FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, c.name_key, c.parent_id, ` + CategoryTaxonomy.countExpr("c") + `
+SELECT 'c', ` + categoryLinkColumns + `
 	FROM categories c WHERE c.id IN @cat_ids OR c.slug IN @cat_slugs OR c.name_key IN @cat_keys
 UNION ALL
-SELECT 't', t.id, 0, '', '', '', t.name, t.description, '', t.slug, NULL, '', '', '', '', '', '', '', '', '', '',
-	FALSE, FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, t.name_key, NULL, ` + TagTaxonomy.countExpr("t") + `
+SELECT 't', ` + tagLinkColumns + `
 	FROM tags t WHERE t.id IN @tag_ids OR t.slug IN @tag_slugs OR t.name_key IN @tag_keys
 ORDER BY kind, name_key, id`
 
@@ -128,8 +120,7 @@ func (ft *foundTerms) add(r *eventLink) {
 		return
 	}
 	ft.lookup.add(listRefRow{ID: r.ID, Slug: r.Slug, NameKey: r.NameKey})
-	ft.terms = append(ft.terms, Term{ID: r.ID, Name: r.Name, NameKey: r.NameKey, Slug: r.Slug,
-		Description: r.Description, ParentID: r.ParentID, Count: r.Count})
+	ft.rows = append(ft.rows, *r)
 }
 
 // covers tells whether every lookup of refs was part of what ft looked up.
@@ -212,21 +203,13 @@ func (f *FoundRefs) NewEventLinks(e *Event, venues, organizers, categories, tags
 		}
 		f = &FoundRefs{}
 	}
-	vs := make([]Venue, 0, len(venues))
-	for _, id := range venues {
-		l, ok := f.venues[id]
-		if !ok || l.ID == 0 {
-			return false
-		}
-		vs = append(vs, l.venue())
+	vs, ok := foundRecords(f.venues, venues, (*eventLink).venue)
+	if !ok {
+		return false
 	}
-	orgs := make([]Organizer, 0, len(organizers))
-	for _, id := range organizers {
-		l, ok := f.organizers[id]
-		if !ok || l.ID == 0 {
-			return false
-		}
-		orgs = append(orgs, l.organizer())
+	orgs, ok := foundRecords(f.organizers, organizers, (*eventLink).organizer)
+	if !ok {
+		return false
 	}
 	var own int64
 	if e.Status == StatusPublish {
@@ -242,20 +225,32 @@ func (f *FoundRefs) NewEventLinks(e *Event, venues, organizers, categories, tags
 	}
 	e.Venues, e.Organizers = vs, orgs
 	e.Categories, e.Tags = make([]Category, len(cats)), make([]Tag, len(tgs))
-	for i, t := range cats {
-		e.Categories[i] = Category{ID: t.ID, Name: t.Name, NameKey: t.NameKey, Slug: t.Slug,
-			Description: t.Description, ParentID: t.ParentID, Count: t.Count}
+	for i := range cats {
+		e.Categories[i] = cats[i].category()
 	}
-	for i, t := range tgs {
-		e.Tags[i] = Tag{ID: t.ID, Name: t.Name, NameKey: t.NameKey, Slug: t.Slug, Description: t.Description,
-			Count: t.Count}
+	for i := range tgs {
+		e.Tags[i] = tgs[i].tag()
 	}
 	return true
 }
 
-// linked returns the terms with ids, in the order of a read of an event's terms, each with own added to its
-// count; false when one of them was not found.
-func (ft *foundTerms) linked(ids []uint64, own int64) ([]Term, bool) {
+// foundRecords returns the records with ids, in that order, made from found's rows by record; false when one of
+// them was not found.
+func foundRecords[T any](found map[uint64]eventLink, ids []uint64, record func(*eventLink) T) ([]T, bool) {
+	out := make([]T, 0, len(ids))
+	for _, id := range ids {
+		l, ok := found[id]
+		if !ok || l.ID == 0 {
+			return nil, false
+		}
+		out = append(out, record(&l))
+	}
+	return out, true
+}
+
+// linked returns the rows of the terms with ids, in the order of a read of an event's terms, each with own added
+// to its count; false when one of them was not found.
+func (ft *foundTerms) linked(ids []uint64, own int64) ([]eventLink, bool) {
 	if len(ids) == 0 {
 		return nil, true
 	}
@@ -266,8 +261,8 @@ func (ft *foundTerms) linked(ids []uint64, own int64) ([]Term, bool) {
 	for _, id := range ids {
 		want[id] = true
 	}
-	out := make([]Term, 0, len(ids))
-	for _, t := range ft.terms {
+	out := make([]eventLink, 0, len(ids))
+	for _, t := range ft.rows {
 		if want[t.ID] {
 			delete(want, t.ID)
 			t.Count += own
