@@ -173,6 +173,7 @@ type eventBatch struct {
 	organizers []models.EventOrganizer
 	cats       []models.EventCategory
 	tags       []models.EventTag
+	pairs      []models.EventVenueCategory
 }
 
 // events writes n events spread over three years (one year back, two ahead), each with 1 venue, 1–3
@@ -181,7 +182,8 @@ type eventBatch struct {
 // tables written are dropped first and built again at the end, as bulk loads do (building an index once is far
 // cheaper than updating it, trigram indexes above all, for every row).
 func (s *seeder) events(ctx context.Context, n int) error {
-	rebuild, err := s.dropIndexes("events", "event_venues", "event_organizers", "event_categories", "event_tags")
+	rebuild, err := s.dropIndexes("events", "event_venues", "event_organizers", "event_categories", "event_tags",
+		"event_venue_categories")
 	if err != nil {
 		return err
 	}
@@ -230,7 +232,7 @@ func (s *seeder) writeBatch(ctx context.Context, b eventBatch) error {
 				return err
 			}
 		}
-		for _, rows := range []any{&b.events, &b.venues, &b.organizers, &b.cats, &b.tags} {
+		for _, rows := range []any{&b.events, &b.venues, &b.organizers, &b.cats, &b.tags, &b.pairs} {
 			if err := tx.Omit(clause.Associations).Create(rows).Error; err != nil {
 				return err
 			}
@@ -247,7 +249,8 @@ func (s *seeder) eventBatch(first, last int) eventBatch {
 	for id := first; id <= last; id++ {
 		e := s.event(uint64(id), from.Add(time.Duration(s.rng.Int64N(int64(span))).Truncate(15*time.Minute)))
 		b.events = append(b.events, e)
-		b.venues = append(b.venues, models.EventVenue{EventID: e.ID, VenueID: uint64(1 + s.rng.IntN(seedVenues))})
+		venue := uint64(1 + s.rng.IntN(seedVenues))
+		b.venues = append(b.venues, models.EventVenue{EventID: e.ID, VenueID: venue})
 		for p, o := range s.distinct(1+s.rng.IntN(3), seedOrganizers) {
 			b.organizers = append(b.organizers, models.EventOrganizer{EventID: e.ID, OrganizerID: o, Position: p})
 		}
@@ -255,10 +258,12 @@ func (s *seeder) eventBatch(first, last int) eventBatch {
 		if e.Status == models.StatusPublish {
 			published = 1
 		}
-		for _, c := range s.distinct(1+s.rng.IntN(3), seedTopCats*(seedChildCats+1)) {
+		cats := s.distinct(1+s.rng.IntN(3), seedTopCats*(seedChildCats+1))
+		for _, c := range cats {
 			b.cats = append(b.cats, models.EventCategory{EventID: e.ID, CategoryID: c})
 			s.categoryCounts[c] += published
 		}
+		b.pairs = append(b.pairs, models.EventVenueCategories(e.ID, []uint64{venue}, cats)...)
 		for _, t := range s.distinct(s.rng.IntN(5), seedTags) {
 			b.tags = append(b.tags, models.EventTag{EventID: e.ID, TagID: t})
 			s.tagCounts[t] += published

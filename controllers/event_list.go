@@ -187,15 +187,19 @@ func resolveListRefs(store *models.Store, in *EventFilters, invalid map[string]s
 }
 
 // addLinkFilters applies venue and organizer: events linked to any of the IDs (OR within a list, AND between
-// the two).
+// the two). With a categories filter too, the venue filter applies both (pairsVenuesAndCategories).
 func addLinkFilters(q *eventQuery, in *EventFilters, refs models.ListRefIDs) {
+	venues := models.EventsAtVenues
+	if pairsVenuesAndCategories(in, refs) {
+		venues = func(ids []uint64) models.Scope { return models.EventsAtVenuesInCategories(ids, refs.Categories) }
+	}
 	for _, f := range []struct {
 		name  string
 		param Opt[[]int64]
 		ids   []uint64
 		scope func([]uint64) models.Scope
 	}{
-		{"venue", in.Venue, refs.Venues, models.EventsAtVenues},
+		{"venue", in.Venue, refs.Venues, venues},
 		{"organizer", in.Organizer, refs.Organizers, models.EventsByOrganizers},
 	} {
 		if f.param.Set && len(f.ids) > 0 {
@@ -205,21 +209,34 @@ func addLinkFilters(q *eventQuery, in *EventFilters, refs models.ListRefIDs) {
 	}
 }
 
+// pairsVenuesAndCategories tells whether the list filters by venue and by category, which one scope applies
+// together (models.EventsAtVenuesInCategories): the intersection of the two link tables costs a probe per event at
+// the venues, the pairs' index a few entries.
+func pairsVenuesAndCategories(in *EventFilters, refs models.ListRefIDs) bool {
+	return in.Venue.Set && len(refs.Venues) > 0 && in.Categories.Set && len(refs.Categories) > 0
+}
+
 // addTermFilters applies categories and tags (IDs or slugs): events with any of the categories (or their
-// descendants) and any of the tags. Unlike the reference, rest_url echoes them, so that its next and previous
-// links keep the filter.
+// descendants) and any of the tags; addLinkFilters applies categories along with a venue filter. Unlike the
+// reference, rest_url echoes them, so that its next and previous links keep the filter.
 func addTermFilters(q *eventQuery, in *EventFilters, refs models.ListRefIDs) {
+	categories := models.EventsInCategories
+	if pairsVenuesAndCategories(in, refs) {
+		categories = nil
+	}
 	for _, f := range []struct {
 		name  string
 		param Opt[[]string]
 		ids   []uint64
 		scope func([]uint64) models.Scope
 	}{
-		{"categories", in.Categories, refs.Categories, models.EventsInCategories},
+		{"categories", in.Categories, refs.Categories, categories},
 		{"tags", in.Tags, refs.Tags, models.EventsWithTags},
 	} {
 		if f.param.Set && len(f.ids) > 0 {
-			q.add(f.scope(f.ids))
+			if f.scope != nil {
+				q.add(f.scope(f.ids))
+			}
 			q.args = q.args.Add(f.name, strings.Join(f.param.V, ","))
 		}
 	}

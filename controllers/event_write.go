@@ -506,6 +506,11 @@ func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, before
 			}
 		}
 	}
+	if links.venues != nil || links.categories != nil {
+		if err := tx.PairEventVenueCategories(e.ID); err != nil {
+			return err
+		}
+	}
 	after := models.TermLinks{Published: e.Status == models.StatusPublish, Categories: before.Categories, Tags: before.Tags}
 	if links.categories != nil {
 		after.Categories = links.categories

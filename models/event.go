@@ -81,6 +81,26 @@ type EventTag struct {
 	TagID   uint64 `gorm:"primaryKey"`
 }
 
+// EventVenueCategory pairs one venue of an event with one of its categories, so that a list filtered by both
+// reads the pairs instead of intersecting the two link tables (EventsAtVenuesInCategories). Every write that adds
+// venue or category links adds the pairs (EventVenueCategories); removing either link removes the pair with it.
+type EventVenueCategory struct {
+	VenueID    uint64 `gorm:"primaryKey;autoIncrement:false"`
+	CategoryID uint64 `gorm:"primaryKey;autoIncrement:false"`
+	EventID    uint64 `gorm:"primaryKey;autoIncrement:false"`
+}
+
+// EventVenueCategories are the pairs of an event with these venues and categories.
+func EventVenueCategories(eventID uint64, venues, categories []uint64) []EventVenueCategory {
+	pairs := make([]EventVenueCategory, 0, len(venues)*len(categories))
+	for _, v := range venues {
+		for _, c := range categories {
+			pairs = append(pairs, EventVenueCategory{VenueID: v, CategoryID: c, EventID: eventID})
+		}
+	}
+	return pairs
+}
+
 // Owned is what permission checks need to know of e.
 func (e *Event) Owned() Owned {
 	return Owned{AuthorID: e.AuthorID, Status: e.Status, TrashedStatus: e.TrashedStatus}

@@ -225,8 +225,16 @@ func replaceLinks[T any](s *Store, model *T, eventID uint64, rows []T, created b
 	return s.db.Create(&rows).Error
 }
 
+// PairEventVenueCategories adds the venue and category pairs (EventVenueCategory) of an event whose venue or
+// category links this transaction replaced: replacing either removed every pair of the event.
+func (s *Store) PairEventVenueCategories(eventID uint64) error {
+	return s.db.Exec(`INSERT INTO event_venue_categories (venue_id, category_id, event_id)
+	SELECT v.venue_id, c.category_id, v.event_id FROM event_venues v JOIN event_categories c ON c.event_id = v.event_id
+	WHERE v.event_id = ?`, eventID).Error
+}
+
 // LinkNewEvent gives an event this transaction created its venues and organizers (in this order), categories and
-// tags, and records what it adds to term counts (one for each of its terms when it is published, as
+// tags, and their venue and category pairs, and records what it adds to term counts (one for each of its terms when it is published, as
 // AdjustTermCounts does for a write from no links). On PostgreSQL it is one statement, whose parts are
 // data-modifying CTEs; SQLite, which has none, takes one statement per table.
 func (s *Store) LinkNewEvent(eventID uint64, published bool, venues, organizers, categories, tags []uint64) error {
@@ -240,6 +248,9 @@ func (s *Store) LinkNewEvent(eventID uint64, published bool, venues, organizers,
 			if err := r.fn(eventID, r.ids, true); err != nil {
 				return err
 			}
+		}
+		if err := s.PairEventVenueCategories(eventID); err != nil {
+			return err
 		}
 		return s.AdjustTermCounts(TermLinks{}, after)
 	}
@@ -264,6 +275,9 @@ func (s *Store) LinkNewEvent(eventID uint64, published bool, venues, organizers,
 		func(i int) []any { return []any{eventID, categories[i]} })
 	add("INSERT INTO event_tags (event_id, tag_id) VALUES ", "(?, ?)", len(tags),
 		func(i int) []any { return []any{eventID, tags[i]} })
+	pairs := EventVenueCategories(eventID, venues, categories)
+	add("INSERT INTO event_venue_categories (venue_id, category_id, event_id) VALUES ", "(?, ?, ?)", len(pairs),
+		func(i int) []any { return []any{pairs[i].VenueID, pairs[i].CategoryID, eventID} })
 	deltas := countDeltas(TermLinks{}, after)
 	add("INSERT INTO term_count_deltas (taxonomy, term_id, delta) VALUES ", "(?, ?, ?)", len(deltas),
 		func(i int) []any { return []any{deltas[i].Taxonomy, deltas[i].TermID, deltas[i].Delta} })

@@ -218,5 +218,6 @@ func (s *Store) Migrate(ctx context.Context) ([]int64, error) {
 // Models lists every model with a table, for schema checks.
 func Models() []any {
 	return []any{&User{}, &Token{}, &Image{}, &Venue{}, &Organizer{}, &Category{}, &Tag{}, &Event{},
-		&EventVenue{}, &EventOrganizer{}, &EventCategory{}, &EventTag{}, &DataVersion{}, &TermCountDelta{}}
+		&EventVenue{}, &EventOrganizer{}, &EventCategory{}, &EventTag{}, &EventVenueCategory{}, &DataVersion{},
+		&TermCountDelta{}}
 }

@@ -105,3 +105,58 @@ func TestListFiltersAreResolvedOncePerDataVersion(t *testing.T) {
 		t.Fatalf("the renamed category lists %v, want [%d %d]", got, e, f)
 	}
 }
+
+// TestAVenueAndCategoryListFollowsEveryLinkChange proves that a list filtered by venue and category, which reads
+// the event's venue and category pairs, answers as the two filters would apart through creates, updates that
+// replace either link or neither, and a category's deletion; and that the pairs are exactly those of the links.
+func TestAVenueAndCategoryListFollowsEveryLinkChange(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleEditor)
+	music := app.post(t, token, "/categories", map[string]any{"name": "Music"})
+	art := app.post(t, token, "/categories", map[string]any{"name": "Art"})
+	v1 := app.post(t, token, "/venues", map[string]any{"venue": "Hall"})
+	v2 := app.post(t, token, "/venues", map[string]any{"venue": "Park"})
+	e := evID(app.createEvent(t, token, eventBody("E", 3, "categories", []any{music}, "venue", v1)))
+	f := evID(app.createEvent(t, token, eventBody("F", 4, "categories", []any{music, art}, "venue", v2)))
+	expect := func(step, query string, want ...int) {
+		t.Helper()
+		if want == nil {
+			want = []int{}
+		}
+		if got := app.listIDs(t, query+"&per_page=20&status=any", token); !sameInts(got, want) {
+			t.Fatalf("%s: %s lists %v, want %v", step, query, got, want)
+		}
+		var strays int64
+		err := app.Store.DB().Raw(`SELECT COUNT(*) FROM (
+			SELECT v.venue_id, c.category_id, v.event_id FROM event_venues v JOIN event_categories c ON c.event_id = v.event_id
+			EXCEPT SELECT venue_id, category_id, event_id FROM event_venue_categories) missing`).Scan(&strays).Error
+		if err != nil || strays != 0 {
+			t.Fatalf("%s: %d venue and category pairs missing (%v)", step, strays, err)
+		}
+	}
+	both := func(category string, venues string) string { return "categories=" + category + "&venue=" + venues }
+	expect("created", both("music", fmt.Sprint(v1)), e)
+	expect("created", both("music", fmt.Sprintf("%d,%d", v1, v2)), e, f)
+	expect("created", both("art", fmt.Sprint(v2)), f)
+	app.updateEvent(t, http.MethodPost, fmt.Sprintf("/events/%d", e), token, map[string]any{"venue": v2})
+	expect("venue replaced", both("music", fmt.Sprint(v1)))
+	expect("venue replaced", both("music", fmt.Sprint(v2)), e, f)
+	app.updateEvent(t, http.MethodPost, fmt.Sprintf("/events/%d", e), token, map[string]any{"categories": []any{art}})
+	expect("categories replaced", both("music", fmt.Sprint(v2)), f)
+	expect("categories replaced", both("art", fmt.Sprint(v2)), e, f)
+	app.updateEvent(t, http.MethodPost, fmt.Sprintf("/events/%d", e), token, map[string]any{"title": "E2"})
+	expect("title changed", both("art", fmt.Sprint(v2)), e, f)
+	app.updateEvent(t, http.MethodPost, fmt.Sprintf("/events/%d", f), token,
+		map[string]any{"venue": v1, "categories": []any{music}})
+	expect("both replaced", both("music", fmt.Sprint(v1)), f)
+	expect("both replaced", both("art", fmt.Sprint(v2)), e)
+	app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/categories/%d", art), Token: token}).
+		ExpectStatus(t, http.StatusOK)
+	expect("category deleted", both("music", fmt.Sprintf("%d,%d", v1, v2)), f)
+	var pairs int64
+	app.Store.DB().Model(&models.EventVenueCategory{}).Count(&pairs)
+	if pairs != 1 {
+		t.Fatalf("%d venue and category pairs are left, want 1 (F at Hall in Music)", pairs)
+	}
+}
