@@ -27,17 +27,17 @@ type foundTerms struct {
 
 // eventRefsSQL reads, in one statement, the venues and organizers with these IDs (as eventLinksSQL reads them,
 // with their images) and the categories and tags named by ID, slug or name key (with their current counts, as
-// eventLinksSQL reads them, in its order). Its rows are eventLinks without an event.
-var eventRefsSQL = `SELECT 'v' AS kind, ` + venueLinkColumns + `
+// eventLinksSQL reads them, in its order). Its rows are eventLinks without an event (0).
+var eventRefsSQL = `SELECT 'v' AS kind, 0 AS event_id, 0 AS position, ` + venueLinkColumns + `
 	FROM venues v LEFT JOIN images i ON i.id = v.image_id WHERE v.id IN @venues
 UNION ALL
-SELECT 'o', ` + organizerLinkColumns + `
+SELECT 'o', 0, 0, ` + organizerLinkColumns + `
 	FROM organizers o LEFT JOIN images i ON i.id = o.image_id WHERE o.id IN @organizers
 UNION ALL
-SELECT 'c', ` + categoryLinkColumns + `
+SELECT 'c', 0, 0, ` + categoryLinkColumns + `
 	FROM categories c WHERE c.id IN @cat_ids OR c.slug IN @cat_slugs OR c.name_key IN @cat_keys
 UNION ALL
-SELECT 't', ` + tagLinkColumns + `
+SELECT 't', 0, 0, ` + tagLinkColumns + `
 	FROM tags t WHERE t.id IN @tag_ids OR t.slug IN @tag_slugs OR t.name_key IN @tag_keys
 ORDER BY kind, name_key, id`
 
@@ -57,12 +57,11 @@ func (s *Store) FindEventRefs(refs EventRefs) (*FoundRefs, error) {
 	}
 	catIDs, catSlugs, catKeys := cats.lookups()
 	tagIDs, tagSlugs, tagKeys := tags.lookups()
-	var rows []eventLink
-	err := s.db.Raw(eventRefsSQL, map[string]any{
+	rows, err := scanEventLinks(s.db.Raw(eventRefsSQL, map[string]any{
 		"venues": nonEmptyIDs(refs.Venues), "organizers": nonEmptyIDs(refs.Organizers),
 		"cat_ids": nonEmptyIDs(catIDs), "cat_slugs": nonEmpty(catSlugs), "cat_keys": nonEmpty(catKeys),
 		"tag_ids": nonEmptyIDs(tagIDs), "tag_slugs": nonEmpty(tagSlugs), "tag_keys": nonEmpty(tagKeys),
-	}).Scan(&rows).Error
+	}))
 	if err != nil {
 		return nil, err
 	}
