@@ -269,11 +269,18 @@ func replaceLinks[T any](s *Store, model *T, eventID uint64, rows []T, created b
 }
 
 // PairEventVenueCategories adds the venue and category pairs (EventVenueCategory) of an event whose venue or
-// category links this transaction replaced: replacing either removed every pair of the event.
+// category links this transaction replaced: replacing either removed every pair of the event. On PostgreSQL it
+// locks the links it pairs (FOR KEY SHARE), so that a link another transaction is deleting (its venue or category
+// deleted meanwhile) is waited for and left out, instead of failing the pair's foreign key; SQLite runs one writer
+// at a time.
 func (s *Store) PairEventVenueCategories(eventID uint64) error {
+	lock := ""
+	if s.dialect == Postgres {
+		lock = " FOR KEY SHARE OF v, c"
+	}
 	return s.db.Exec(`INSERT INTO event_venue_categories (venue_id, category_id, event_id)
 	SELECT v.venue_id, c.category_id, v.event_id FROM event_venues v JOIN event_categories c ON c.event_id = v.event_id
-	WHERE v.event_id = ?`, eventID).Error
+	WHERE v.event_id = ?`+lock, eventID).Error
 }
 
 // LinkNewEvent gives an event this transaction created its venues and organizers (in this order), categories and

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"calendar/models"
 )
@@ -158,5 +159,40 @@ func TestAVenueAndCategoryListFollowsEveryLinkChange(t *testing.T) {
 	app.Store.DB().Model(&models.EventVenueCategory{}).Count(&pairs)
 	if pairs != 1 {
 		t.Fatalf("%d venue and category pairs are left, want 1 (F at Hall in Music)", pairs)
+	}
+}
+
+// TestAVenueUpdateWaitsForACategoryLinkRemovedMeanwhile proves that an update giving an event a venue while another
+// transaction removes one of the event's category links (as deleting the category does) waits for it and pairs the
+// venue with the categories left, instead of failing: the pairs' foreign key to a link being deleted would otherwise
+// turn the update into a 500 once that transaction commits.
+func TestAVenueUpdateWaitsForACategoryLinkRemovedMeanwhile(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleEditor)
+	music := app.post(t, token, "/categories", map[string]any{"name": "Music"})
+	art := app.post(t, token, "/categories", map[string]any{"name": "Art"})
+	hall := app.post(t, token, "/venues", map[string]any{"venue": "Hall"})
+	e := evID(app.createEvent(t, token, eventBody("E", 3, "categories", []any{music, art})))
+	remover := app.Store.DB().Begin()
+	if err := remover.Exec("DELETE FROM event_categories WHERE event_id = ? AND category_id = ?", e, music).Error; err != nil {
+		remover.Rollback()
+		t.Fatal(err)
+	}
+	updated := make(chan *Response, 1)
+	go func() {
+		updated <- app.Do(Request{Method: http.MethodPost, Path: fmt.Sprintf("/events/%d", e), Token: token,
+			Body: map[string]any{"venue": hall}})
+	}()
+	time.Sleep(300 * time.Millisecond) // the update reaches the link the remover holds, and waits
+	if err := remover.Commit().Error; err != nil {
+		t.Fatal(err)
+	}
+	(<-updated).ExpectStatus(t, http.StatusOK)
+	if got := app.listIDs(t, fmt.Sprintf("categories=art&venue=%d", hall), ""); !sameInts(got, []int{e}) {
+		t.Fatalf("art at the hall lists %v, want [%d]", got, e)
+	}
+	if got := app.listIDs(t, fmt.Sprintf("categories=music&venue=%d", hall), ""); len(got) != 0 {
+		t.Fatalf("music at the hall lists %v after the event left it", got)
 	}
 }
