@@ -531,7 +531,9 @@ func apiDescription(cfg config.Config) string {
 			"duplicate term name under the same parent is `400 term_exists`, a slug clash on update `400`.\n" +
 			"- `image` is an http(s) URL or the ID of an image the service knows; `cost` is free text or an array, " +
 			"formatted with ` – ` for ranges and `Free` for 0, with the site currency when no symbol is given.\n" +
-			"- Every write is one transaction: a request that fails leaves nothing half-written.",
+			"- Every write is one transaction: a request that fails leaves nothing half-written. A record the " +
+			"write names that another request deletes while it runs answers as if it had never existed: `400 " +
+			"rest_invalid_param` naming the parameter.",
 
 		"## Trash and delete\n\n" +
 			"- `DELETE` on an event, venue or organizer moves it to the trash (`200`, the record with `status: " +

@@ -111,13 +111,16 @@ func Unauthorized(message string) *Error {
 var ErrNotFound = errors.New("record not found")
 
 // AsError returns err as an *Error, classifying database errors: connection problems are KindUnavailable, unique
-// violations KindConflict, missing records KindNotFound, anything else KindInternal.
+// violations KindConflict, foreign-key violations deletedMeanwhile, missing records KindNotFound, anything else
+// KindInternal.
 func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
 	switch {
+	case errors.Is(err, gorm.ErrForeignKeyViolated):
+		return deletedMeanwhile(err)
 	case errors.Is(err, ErrNotFound), errors.Is(err, gorm.ErrRecordNotFound):
 		return &Error{Kind: KindNotFound, Code: "rest_not_found", Message: "The record does not exist.", Err: err}
 	case errors.Is(err, gorm.ErrDuplicatedKey):
@@ -127,6 +130,29 @@ func AsError(err error) *Error {
 			Message: "The database is unavailable; try again shortly.", Err: err}
 	}
 	return &Error{Kind: KindInternal, Code: "rest_internal_error", Message: "An internal error occurred.", Err: err}
+}
+
+// linkParams are the write parameters that name a record, by the column of the foreign key that holds it.
+var linkParams = map[string]string{"venue_id": "venue", "organizer_id": "organizer", "category_id": "categories",
+	"tag_id": "tags", "image_id": "image", "author_id": "author", "parent_id": "parent"}
+
+// deletedMeanwhile is the answer to a write whose foreign key failed: every write checks the records it names
+// first, so one of them was deleted by another transaction while this one ran (it waited for that delete, then
+// found the record gone). The parameter that named it gets the 400 an unknown record gets; when the constraint
+// does not tell which (SQLite names none), the write is a conflict to retry.
+func deletedMeanwhile(err error) *Error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		for column, param := range linkParams {
+			if strings.HasSuffix(pgErr.ConstraintName, "_"+column+"_fkey") {
+				e := Invalid(map[string]string{param: "names a record that was deleted while this request ran"})
+				e.Err = err
+				return e
+			}
+		}
+	}
+	return &Error{Kind: KindConflict, Code: "rest_conflict",
+		Message: "A record the write names was deleted meanwhile; try again.", Err: err}
 }
 
 // isUnavailable tells connection failures (the database is down, restarting or unreachable) from query errors.

@@ -196,3 +196,32 @@ func TestAVenueUpdateWaitsForACategoryLinkRemovedMeanwhile(t *testing.T) {
 		t.Fatalf("music at the hall lists %v after the event left it", got)
 	}
 }
+
+// TestAWriteNamingARecordDeletedMeanwhileIsA400 proves that a create naming a category that another transaction
+// deletes while the create runs answers as if the category had never existed, 400 naming categories, instead of
+// failing on the link's foreign key with a 500; and that nothing of it is written.
+func TestAWriteNamingARecordDeletedMeanwhileIsA400(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleEditor)
+	music := app.post(t, token, "/categories", map[string]any{"name": "Music"})
+	events := app.countEvents(t)
+	remover := app.Store.DB().Begin()
+	if err := remover.Exec("DELETE FROM categories WHERE id = ?", music).Error; err != nil {
+		remover.Rollback()
+		t.Fatal(err)
+	}
+	created := make(chan *Response, 1)
+	go func() {
+		created <- app.Do(Request{Method: http.MethodPost, Path: "/events", Token: token,
+			Body: eventBody("E", 3, "categories", []any{music})})
+	}()
+	time.Sleep(300 * time.Millisecond) // the create reaches the category the remover holds, and waits
+	if err := remover.Commit().Error; err != nil {
+		t.Fatal(err)
+	}
+	expectInvalid(t, <-created, "categories")
+	if n := app.countEvents(t); n != events {
+		t.Fatalf("%d events after the refused create, want %d", n, events)
+	}
+}
