@@ -210,8 +210,7 @@ func addLinkFilters(q *eventQuery, in *EventFilters, refs models.ListRefIDs) {
 }
 
 // pairsVenuesAndCategories tells whether the list filters by venue and by category, which one scope applies
-// together (models.EventsAtVenuesInCategories): the intersection of the two link tables costs a probe per event at
-// the venues, the pairs' index a few entries.
+// together (models.EventsAtVenuesInCategories).
 func pairsVenuesAndCategories(in *EventFilters, refs models.ListRefIDs) bool {
 	return in.Venue.Set && len(refs.Venues) > 0 && in.Categories.Set && len(refs.Categories) > 0
 }

@@ -284,9 +284,9 @@ func (s *Store) PairEventVenueCategories(eventID uint64) error {
 }
 
 // LinkNewEvent gives an event this transaction created its venues and organizers (in this order), categories and
-// tags, and their venue and category pairs, and records what it adds to term counts (one for each of its terms when it is published, as
-// AdjustTermCounts does for a write from no links). On PostgreSQL it is one statement, whose parts are
-// data-modifying CTEs; SQLite, which has none, takes one statement per table.
+// tags, and their venue and category pairs, and records what it adds to term counts (one for each of its terms
+// when it is published, as AdjustTermCounts does for a write from no links). On PostgreSQL it is one statement,
+// whose parts are data-modifying CTEs; SQLite, which has none, takes one statement per table.
 func (s *Store) LinkNewEvent(eventID uint64, published bool, venues, organizers, categories, tags []uint64) error {
 	after := TermLinks{Published: published, Categories: categories, Tags: tags}
 	if s.dialect != Postgres {

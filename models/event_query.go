@@ -183,8 +183,7 @@ func containsFold(db *gorm.DB, column string) string {
 func EventsInCategories(ids []uint64) Scope { return linkedTo("event_categories", "category_id", ids) }
 
 // EventsAtVenuesInCategories keeps events linked to any of the venues and any of the categories, as
-// EventsAtVenues and EventsInCategories together would; the primary key of their pairs (EventVenueCategory) serves
-// it with a few entries per venue and category, where intersecting the link tables probes every event at the venues.
+// EventsAtVenues and EventsInCategories together would, from the primary key of their pairs (EventVenueCategory).
 func EventsAtVenuesInCategories(venues, categories []uint64) Scope {
 	return func(db *gorm.DB) *gorm.DB {
 		return db.Where("events.id IN (SELECT event_id FROM event_venue_categories WHERE venue_id IN ? AND category_id IN ?)",
