@@ -141,15 +141,16 @@ func (s *Store) SQLDB() *sql.DB {
 }
 
 // WithContext returns a store whose queries carry ctx.
-func (s *Store) WithContext(ctx context.Context) *Store {
-	return &Store{db: s.db.WithContext(ctx), dialect: s.dialect, refs: s.refs}
-}
+func (s *Store) WithContext(ctx context.Context) *Store { return s.on(s.db.WithContext(ctx)) }
+
+// on returns the store working through db (a session or a transaction of s's database), sharing s's memo.
+func (s *Store) on(db *gorm.DB) *Store { return &Store{db: db, dialect: s.dialect, refs: s.refs} }
 
 // Tx runs fn in one transaction: everything fn writes is committed together, or nothing is. Every write of the
 // service goes through Tx, which also advances the data version (see Version) in the same transaction.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := fn(&Store{db: tx, dialect: s.dialect, refs: s.refs}); err != nil {
+		if err := fn(s.on(tx)); err != nil {
 			return err
 		}
 		return bumpVersion(tx)

@@ -887,7 +887,7 @@ func (TermCountDelta) TableName() string { return "term_count_deltas" }
 func (s *Store) CompactTermCounts(ctx context.Context) (int, error) {
 	var folded int
 	err := s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
-		tx := &Store{db: db, dialect: s.dialect, refs: s.refs}
+		tx := s.on(db)
 		var moved []TermCountDelta
 		if err := tx.db.Raw("DELETE FROM term_count_deltas RETURNING taxonomy, term_id, delta").Scan(&moved).Error; err != nil {
 			return err

@@ -174,21 +174,9 @@ func TestAVenueUpdateWaitsForACategoryLinkRemovedMeanwhile(t *testing.T) {
 	art := app.post(t, token, "/categories", map[string]any{"name": "Art"})
 	hall := app.post(t, token, "/venues", map[string]any{"venue": "Hall"})
 	e := evID(app.createEvent(t, token, eventBody("E", 3, "categories", []any{music, art})))
-	remover := app.Store.DB().Begin()
-	if err := remover.Exec("DELETE FROM event_categories WHERE event_id = ? AND category_id = ?", e, music).Error; err != nil {
-		remover.Rollback()
-		t.Fatal(err)
-	}
-	updated := make(chan *Response, 1)
-	go func() {
-		updated <- app.Do(Request{Method: http.MethodPost, Path: fmt.Sprintf("/events/%d", e), Token: token,
-			Body: map[string]any{"venue": hall}})
-	}()
-	time.Sleep(300 * time.Millisecond) // the update reaches the link the remover holds, and waits
-	if err := remover.Commit().Error; err != nil {
-		t.Fatal(err)
-	}
-	(<-updated).ExpectStatus(t, http.StatusOK)
+	app.doWhileDeleting(t, Request{Method: http.MethodPost, Path: fmt.Sprintf("/events/%d", e), Token: token,
+		Body: map[string]any{"venue": hall}}, "DELETE FROM event_categories WHERE event_id = ? AND category_id = ?",
+		e, music).ExpectStatus(t, http.StatusOK)
 	if got := app.listIDs(t, fmt.Sprintf("categories=art&venue=%d", hall), ""); !sameInts(got, []int{e}) {
 		t.Fatalf("art at the hall lists %v, want [%d]", got, e)
 	}
@@ -206,22 +194,27 @@ func TestAWriteNamingARecordDeletedMeanwhileIsA400(t *testing.T) {
 	token := app.Token(models.RoleEditor)
 	music := app.post(t, token, "/categories", map[string]any{"name": "Music"})
 	events := app.countEvents(t)
-	remover := app.Store.DB().Begin()
-	if err := remover.Exec("DELETE FROM categories WHERE id = ?", music).Error; err != nil {
-		remover.Rollback()
-		t.Fatal(err)
-	}
-	created := make(chan *Response, 1)
-	go func() {
-		created <- app.Do(Request{Method: http.MethodPost, Path: "/events", Token: token,
-			Body: eventBody("E", 3, "categories", []any{music})})
-	}()
-	time.Sleep(300 * time.Millisecond) // the create reaches the category the remover holds, and waits
-	if err := remover.Commit().Error; err != nil {
-		t.Fatal(err)
-	}
-	expectInvalid(t, <-created, "categories")
+	expectInvalid(t, app.doWhileDeleting(t, Request{Method: http.MethodPost, Path: "/events", Token: token,
+		Body: eventBody("E", 3, "categories", []any{music})}, "DELETE FROM categories WHERE id = ?", music), "categories")
 	if n := app.countEvents(t); n != events {
 		t.Fatalf("%d events after the refused create, want %d", n, events)
 	}
+}
+
+// doWhileDeleting sends r while another transaction holds a delete (the SQL and its arguments) open, and commits
+// that delete once r has had time to reach the rows it holds and wait for them; it returns r's answer.
+func (a *App) doWhileDeleting(t *testing.T, r Request, sql string, args ...any) *Response {
+	t.Helper()
+	remover := a.Store.DB().Begin()
+	if err := remover.Exec(sql, args...).Error; err != nil {
+		remover.Rollback()
+		t.Fatal(err)
+	}
+	answered := make(chan *Response, 1)
+	go func() { answered <- a.Do(r) }()
+	time.Sleep(300 * time.Millisecond)
+	if err := remover.Commit().Error; err != nil {
+		t.Fatal(err)
+	}
+	return <-answered
 }
