@@ -277,8 +277,47 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 	if !user.CanCreate() {
 		return models.Forbidden()
 	}
-	e := &models.Event{AuthorID: user.ID}
-	err := ec.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
+	retry := *w // the transactional path starts afresh when the one-statement path cannot take the write
+	e, err := ec.createInOneStatement(w)
+	if errors.Is(err, models.ErrNeedsTransaction) || errors.Is(err, models.ErrSlugTaken) {
+		e, err = ec.createInTransaction(&retry)
+	}
+	if err != nil {
+		return err
+	}
+	shaper := ec.shaper(ec.Site(c), Viewer{User: user})
+	c.Header("Location", shaper.RestURL(e))
+	c.JSON(http.StatusCreated, shaper.record(e, false))
+	return nil
+}
+
+// createInOneStatement creates the event w describes with its reads outside any transaction and its writes in
+// one statement (Store.InsertEvent). It answers ErrNeedsTransaction when the database has no such statement or
+// the write needs more than it (a term, an inline venue or organizer, or an image to create), and ErrSlugTaken
+// when the slug asked for is taken (the transaction finds the next free one).
+func (ec *EventController) createInOneStatement(w *eventWrite) (*models.Event, error) {
+	if !ec.Store.InsertsEventsInOneStatement() {
+		return nil, models.ErrNeedsTransaction
+	}
+	e := &models.Event{AuthorID: w.user.ID}
+	if err := ec.applyEventWrite(ec.Store.WithContext(w.ctx).ReadOnly(), e, w); err != nil {
+		return nil, err
+	}
+	l := w.links
+	if !w.found.NewEventLinks(e, l.venues, l.organizers, l.categories, l.tags) {
+		return nil, models.ErrNeedsTransaction
+	}
+	e.Slug = w.slug
+	err := ec.Store.InsertEvent(&models.NewEvent{Event: e, Venues: l.venues, Organizers: l.organizers,
+		Categories: l.categories, Tags: l.tags})
+	return e, err
+}
+
+// createInTransaction creates the event w describes in one transaction, creating the terms, venues, organizers
+// and image it names by name or inline.
+func (ec *EventController) createInTransaction(w *eventWrite) (*models.Event, error) {
+	e := &models.Event{AuthorID: w.user.ID}
+	err := ec.Store.Tx(w.ctx, func(tx *models.Store) error {
 		if err := ec.applyEventWrite(tx, e, w); err != nil {
 			return err
 		}
@@ -298,13 +337,7 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 		e, err = withLinks(tx, e)
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	shaper := ec.shaper(ec.Site(c), Viewer{User: user})
-	c.Header("Location", shaper.RestURL(e))
-	c.JSON(http.StatusCreated, shaper.record(e, false))
-	return nil
+	return e, err
 }
 
 // UpdateByID handles POST, PUT and PATCH /events/{id}.

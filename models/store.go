@@ -35,6 +35,8 @@ type Store struct {
 	db      *gorm.DB
 	dialect string
 	refs    *refMemo // shared by every copy of the store
+	// inserts batches InsertEvent's statements (PostgreSQL; nil on SQLite), shared by every copy of the store.
+	inserts *insertBatcher
 }
 
 // Open connects to the database. driver is SQLite or Postgres; dsn is a file path or a PostgreSQL URL.
@@ -65,6 +67,9 @@ func Open(driver, dsn string) (*Store, error) {
 	}
 	configurePool(sqlDB, driver)
 	s := &Store{db: db, dialect: driver, refs: &refMemo{}}
+	if driver == Postgres {
+		s.inserts = &insertBatcher{store: s}
+	}
 	if err := s.setupJoinTables(); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
@@ -144,7 +149,62 @@ func (s *Store) SQLDB() *sql.DB {
 func (s *Store) WithContext(ctx context.Context) *Store { return s.on(s.db.WithContext(ctx)) }
 
 // on returns the store working through db (a session or a transaction of s's database), sharing s's memo.
-func (s *Store) on(db *gorm.DB) *Store { return &Store{db: db, dialect: s.dialect, refs: s.refs} }
+func (s *Store) on(db *gorm.DB) *Store {
+	return &Store{db: db, dialect: s.dialect, refs: s.refs, inserts: s.inserts}
+}
+
+// ErrNeedsTransaction is what a store made by ReadOnly answers to a write.
+var ErrNeedsTransaction = errors.New("models: this write needs a transaction")
+
+// ReadOnly returns a store that reads as s does, outside any transaction, and refuses every write and every
+// transaction with ErrNeedsTransaction: a write that reads first and writes in one statement (InsertEvent) can
+// run its reads through it, and take the transactional path when they turn out to need a write of their own
+// (creating a term, an inline venue, an image).
+func (s *Store) ReadOnly() *Store {
+	db := s.db.Session(&gorm.Session{})
+	db.Statement.ConnPool = readOnlyPool{db.Statement.ConnPool}
+	return s.on(db)
+}
+
+// readOnlyPool lets only SELECT statements through to its pool.
+type readOnlyPool struct{ gorm.ConnPool }
+
+func isSelect(query string) bool {
+	q := strings.TrimSpace(query)
+	return len(q) >= 6 && strings.EqualFold(q[:6], "SELECT")
+}
+
+func (p readOnlyPool) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	if !isSelect(query) {
+		return nil, ErrNeedsTransaction
+	}
+	return p.ConnPool.PrepareContext(ctx, query)
+}
+
+func (p readOnlyPool) ExecContext(context.Context, string, ...any) (sql.Result, error) {
+	return nil, ErrNeedsTransaction
+}
+
+func (p readOnlyPool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if !isSelect(query) {
+		return nil, ErrNeedsTransaction
+	}
+	return p.ConnPool.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext serves GORM's Row(), which the store does not use: a *sql.Row cannot carry an error of ours, so
+// a write through it is a programming error.
+func (p readOnlyPool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if !isSelect(query) {
+		panic("models: a write through a read-only store: " + query)
+	}
+	return p.ConnPool.QueryRowContext(ctx, query, args...)
+}
+
+// BeginTx refuses: a read-only store reads outside any transaction.
+func (p readOnlyPool) BeginTx(context.Context, *sql.TxOptions) (gorm.ConnPool, error) {
+	return nil, ErrNeedsTransaction
+}
 
 // Tx runs fn in one transaction: everything fn writes is committed together, or nothing is. Every write of the
 // service goes through Tx, which also advances the data version (see Version) in the same transaction.

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"calendar/models"
 )
@@ -324,5 +326,122 @@ func expectTermCounts(t *testing.T, app *App) {
 		if fmt.Sprint(shown) != fmt.Sprint(recount) {
 			t.Fatalf("%s counts %v, recounted from %s %v", tax.table, shown, tax.join, recount)
 		}
+	}
+}
+
+// TestConcurrentCreatesAnswerWhatReadsShow creates events at once, round after round, naming venues, organizers,
+// categories and tags that exist (on PostgreSQL these share batched statements) and some that the write creates (a
+// transaction of their own): every create answers 201 with the record GET shows right after, the lists by venue
+// and category find exactly the events created there, and every term count matches a recount.
+func TestConcurrentCreatesAnswerWhatReadsShow(t *testing.T) {
+	app := NewApp(t)
+	token := app.Token(models.RoleEditor)
+	venues := []int{app.post(t, token, "/venues", map[string]any{"venue": "North Hall"}),
+		app.post(t, token, "/venues", map[string]any{"venue": "South Hall"})}
+	organizers := []int{app.post(t, token, "/organizers", map[string]any{"organizer": "Ann"}),
+		app.post(t, token, "/organizers", map[string]any{"organizer": "Bob"})}
+	app.post(t, token, "/categories", map[string]any{"name": "Music"})
+	app.post(t, token, "/categories", map[string]any{"name": "Art"})
+	app.post(t, token, "/tags", map[string]any{"name": "outdoor"})
+	const n = 30
+	rounds := concurrencyRounds(t)
+	for r := 0; r < rounds; r++ {
+		answers := make([]answer, n)
+		concurrently(t, app, n, func(i int) {
+			body := eventBody(fmt.Sprintf("Batched %d-%d", r, i), 3+i%5,
+				"venue", venues[i%2], "organizer", []any{organizers[i%2], organizers[(i+1)%2]},
+				"categories", []any{[]string{"music", "art"}[i%2]}, "tags", []any{"outdoor"},
+				"status", []string{"publish", "publish", "draft"}[i%3])
+			if i%10 == 9 { // a new tag: this create needs a transaction
+				body["tags"] = []any{"outdoor", fmt.Sprintf("new %d-%d", r, i)}
+			}
+			answers[i] = app.doRecord(Request{Method: http.MethodPost, Path: "/events", Token: token, Body: body})
+		})
+		expectAll(t, fmt.Sprintf("round %d", r), answers, http.StatusCreated)
+		at := map[string][]int{}
+		for i, a := range answers {
+			read := app.Get(eventPath(a.record), token).ExpectStatus(t, http.StatusOK).JSON(t)
+			// The terms' counts grow with the other creates; expectTermCounts checks them.
+			if got, want := withoutTermCounts(a.record), withoutTermCounts(read); !reflect.DeepEqual(got, want) {
+				g, _ := json.MarshalIndent(got, "", " ")
+				w, _ := json.MarshalIndent(want, "", " ")
+				t.Fatalf("round %d: create %d answered\n%s\nGET shows\n%s", r, i, g, w)
+			}
+			if a.record["status"] == "publish" {
+				key := fmt.Sprintf("categories=%s&venue=%d", []string{"music", "art"}[i%2], venues[i%2])
+				at[key] = append(at[key], evID(a.record))
+			}
+		}
+		for query, want := range at {
+			got := app.listIDs(t, query+fmt.Sprintf("&search=Batched+%d-&per_page=50", r), "")
+			sort.Ints(got)
+			sort.Ints(want)
+			if !sameInts(got, want) {
+				t.Fatalf("round %d: %s lists %v, want %v", r, query, got, want)
+			}
+		}
+		expectTermCounts(t, app)
+	}
+	t.Logf("%d rounds of %d simultaneous creates: every answer as GET shows it, lists and counts exact", rounds, n)
+}
+
+// withoutTermCounts is an event record without its JSON-LD and its categories' and tags' counts.
+func withoutTermCounts(record map[string]any) any {
+	out := withoutJSONLD(record).(map[string]any)
+	for _, taxonomy := range []string{"categories", "tags"} {
+		for _, term := range out[taxonomy].([]any) {
+			delete(term.(map[string]any), "count")
+		}
+	}
+	return out
+}
+
+// TestAConcurrentCreateNamingAMissingRecordFailsAlone inserts events at once through the store (PostgreSQL batches
+// them into shared statements), one of them naming a venue that does not exist, as a venue deleted after the create
+// read it would: that event alone fails, with the 400 of the venue parameter, and is not written; the others are.
+func TestAConcurrentCreateNamingAMissingRecordFailsAlone(t *testing.T) {
+	app := NewApp(t)
+	if !app.Store.InsertsEventsInOneStatement() {
+		t.Skip("only PostgreSQL inserts events in one statement")
+	}
+	token := app.Token(models.RoleEditor)
+	venue := uint64(app.post(t, token, "/venues", map[string]any{"venue": "Hall"}))
+	var user models.User // the editor, the last user made
+	if err := app.Store.DB().Order("id DESC").Take(&user).Error; err != nil {
+		t.Fatal(err)
+	}
+	const n, missing = 20, 7
+	events := make([]*models.Event, n)
+	errs := make([]error, n)
+	start := time.Now().UTC().Truncate(time.Second).Add(72 * time.Hour)
+	concurrently(t, app, n, func(i int) {
+		events[i] = &models.Event{AuthorID: user.ID, Status: models.StatusPublish, Title: fmt.Sprintf("Alone %d", i),
+			Slug: fmt.Sprintf("alone-%d", i), Timezone: "UTC", StartUTC: start, EndUTC: start.Add(time.Hour),
+			PublishedAt: start}
+		ne := &models.NewEvent{Event: events[i], Venues: []uint64{venue}}
+		if i == missing {
+			ne.Venues = []uint64{venue + 1000}
+		}
+		errs[i] = app.Store.InsertEvent(ne)
+	})
+	for i, err := range errs {
+		if i == missing {
+			e := models.AsError(err)
+			if e.Kind != models.KindInvalid || e.Params["venue"] == "" || events[i].ID != 0 {
+				t.Fatalf("the event naming a missing venue: %v (kind %v, params %v, ID %d), want the venue's 400 and no ID",
+					err, e.Kind, e.Params, events[i].ID)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		read := app.Get(fmt.Sprintf("/events/%d", events[i].ID), token).ExpectStatus(t, http.StatusOK).JSON(t)
+		if read["slug"] != events[i].Slug || linkIDs(read["venue"])[0] != int(venue) {
+			t.Fatalf("event %d reads back as %v", i, read)
+		}
+	}
+	if got := app.listIDs(t, "search=Alone&per_page=50", token); len(got) != n-1 {
+		t.Fatalf("%d events listed, want %d", len(got), n-1)
 	}
 }
