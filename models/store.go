@@ -161,7 +161,7 @@ var ErrNeedsTransaction = errors.New("models: this write needs a transaction")
 // run its reads through it, and take the transactional path when they turn out to need a write of their own
 // (creating a term, an inline venue, an image).
 func (s *Store) ReadOnly() *Store {
-	db := s.db.Session(&gorm.Session{})
+	db := s.db.Session(&gorm.Session{Context: s.db.Statement.Context}) // a copy of the statement, not s's
 	db.Statement.ConnPool = readOnlyPool{db.Statement.ConnPool}
 	return s.on(db)
 }
