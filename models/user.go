@@ -165,23 +165,43 @@ func (s *Store) Authenticate(ctx context.Context, login, secret string) (*User, 
 		return nil, ErrNotFound
 	}
 	hash := HashToken(secret)
-	var t Token
-	err := s.db.WithContext(ctx).Joins("User").Where("tokens.hash = ? AND tokens.revoked_at IS NULL", hash).Take(&t).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, ErrNotFound
-	}
+	var stored string
+	var u User
+	found, err := scanOne(s.db.WithContext(ctx).Raw(authenticateSQL, hash), &stored, &u.ID, &u.Login, &u.Name, &u.Role,
+		&u.CreatedAt)
 	if err != nil {
 		return nil, err
 	}
 	// The lookup is by hash, so timing reveals nothing about the secret; compare the hash again in constant time
 	// so that no database collation quirk can let a different secret through.
-	if subtle.ConstantTimeCompare([]byte(t.Hash), []byte(hash)) != 1 || t.User == nil {
+	if !found || subtle.ConstantTimeCompare([]byte(stored), []byte(hash)) != 1 {
 		return nil, ErrNotFound
 	}
-	if login != "" && subtle.ConstantTimeCompare([]byte(t.User.Login), []byte(login)) != 1 {
+	if login != "" && subtle.ConstantTimeCompare([]byte(u.Login), []byte(login)) != 1 {
 		return nil, ErrNotFound
 	}
-	return t.User, nil
+	return &u, nil
+}
+
+// authenticateSQL reads an active token's hash and its user. Every authenticated request runs it, so it is scanned
+// straight into its fields (scanOne), without GORM's reflection over the two models.
+const authenticateSQL = `SELECT t.hash, u.id, u.login, u.name, u.role, u.created_at
+	FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ? AND t.revoked_at IS NULL LIMIT 1`
+
+// scanOne scans the first row of query into dest and tells whether there was one.
+func scanOne(query *gorm.DB, dest ...any) (bool, error) {
+	rows, err := query.Rows()
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return false, rows.Err()
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return false, err
+	}
+	return true, rows.Close()
 }
 
 // UserByID returns a user, or ErrNotFound.
