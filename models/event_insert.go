@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -50,92 +49,59 @@ func (s *Store) InsertEvent(ne *NewEvent) error {
 	if e.UpdatedAt.IsZero() {
 		e.UpdatedAt = e.CreatedAt
 	}
-	return s.inserts.insert(ne)
+	// The context never ends: once in a batch, the event may be written, so the caller waits for the answer.
+	answer, _ := s.inserts.do(context.Background(), ne)
+	return answer
 }
 
-// insertBatcher gathers the events inserted concurrently into batches, one statement at a time: while one batch
-// runs, the next gathers, so a lone create waits for nothing and a busy service writes many per statement.
-type insertBatcher struct {
-	store   *Store
-	mu      sync.Mutex
-	waiting []*pendingInsert
-	running bool
-}
-
-type pendingInsert struct {
-	event *NewEvent
-	done  chan error
-}
-
-func (b *insertBatcher) insert(ne *NewEvent) error {
-	p := &pendingInsert{event: ne, done: make(chan error, 1)}
-	b.mu.Lock()
-	b.waiting = append(b.waiting, p)
-	if !b.running {
-		b.running = true
-		go b.writeBatches()
-	}
-	b.mu.Unlock()
-	// The caller waits even when its request is cancelled: once taken into a batch, the event may be written.
-	return <-p.done
-}
-
-// writeBatches writes the waiting events, a batch at a time, until none waits.
-func (b *insertBatcher) writeBatches() {
-	for {
-		batch := b.nextBatch()
-		if len(batch) == 0 {
-			return
+// writeEvents is the inserts' coalescer's run: it writes the events in as few statements as their slugs allow (a
+// statement could not tell two events with one slug apart) and answers each: nil with its ID set, ErrSlugTaken, or
+// the error of its own insert.
+func (s *Store) writeEvents(events []*NewEvent) []error {
+	errs := make([]error, len(events))
+	for rest := indexes(len(events)); len(rest) > 0; {
+		var round, later []int
+		slugs := map[string]bool{}
+		for _, i := range rest {
+			if slugs[events[i].Event.Slug] {
+				later = append(later, i)
+				continue
+			}
+			slugs[events[i].Event.Slug] = true
+			round = append(round, i)
 		}
-		b.write(batch)
+		s.writeRound(events, round, errs)
+		rest = later
 	}
+	return errs
 }
 
-// nextBatch takes up to maxInsertBatch waiting events with distinct slugs (the insert could not tell two events
-// with one slug apart); the others wait for a later batch. It ends the run when nothing waits.
-func (b *insertBatcher) nextBatch() []*pendingInsert {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var batch, rest []*pendingInsert
-	slugs := map[string]bool{}
-	for _, p := range b.waiting {
-		if len(batch) == maxInsertBatch || slugs[p.event.Event.Slug] {
-			rest = append(rest, p)
-			continue
-		}
-		slugs[p.event.Event.Slug] = true
-		batch = append(batch, p)
+func indexes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
 	}
-	b.waiting = rest
-	if len(batch) == 0 {
-		b.running = false
-	}
-	return batch
+	return out
 }
 
-// write inserts a batch. When its statement fails for one of its events (a foreign key, a value the column
-// refuses), it writes the events one by one, so that each gets its own answer; when the database is unavailable,
-// all get that answer at once.
-func (b *insertBatcher) write(batch []*pendingInsert) {
-	events := make([]*NewEvent, len(batch))
-	for i, p := range batch {
-		events[i] = p.event
+// writeRound inserts the events at these indexes, which have distinct slugs, in one statement. When it fails for
+// one of them (a foreign key, a value the column refuses), it writes them one by one, so that each gets its own
+// answer; when the database is unavailable, all get that answer at once.
+func (s *Store) writeRound(events []*NewEvent, round []int, errs []error) {
+	batch := make([]*NewEvent, len(round))
+	for j, i := range round {
+		batch[j] = events[i]
 	}
-	err := b.store.insertEvents(events)
-	if err != nil && len(batch) > 1 && !isUnavailable(err) {
-		for _, p := range batch {
-			p.done <- b.store.insertEvents([]*NewEvent{p.event})
-		}
-		return
-	}
-	for _, p := range batch {
+	err := s.insertEvents(batch)
+	for j, i := range round {
 		switch {
-		case err != nil:
-			p.done <- err
-		case p.event.Event.ID == 0:
-			p.done <- ErrSlugTaken
+		case err != nil && len(round) > 1 && !isUnavailable(err):
+			errs[i] = s.insertEvents(batch[j : j+1])
 		default:
-			p.done <- nil
+			errs[i] = err
+		}
+		if errs[i] == nil && events[i].Event.ID == 0 {
+			errs[i] = ErrSlugTaken
 		}
 	}
 }

@@ -36,7 +36,7 @@ type Store struct {
 	dialect string
 	refs    *refMemo // shared by every copy of the store
 	// inserts batches InsertEvent's statements (PostgreSQL; nil on SQLite), shared by every copy of the store.
-	inserts *insertBatcher
+	inserts *coalescer[*NewEvent, error]
 }
 
 // Open connects to the database. driver is SQLite or Postgres; dsn is a file path or a PostgreSQL URL.
@@ -68,7 +68,7 @@ func Open(driver, dsn string) (*Store, error) {
 	configurePool(sqlDB, driver)
 	s := &Store{db: db, dialect: driver, refs: &refMemo{}}
 	if driver == Postgres {
-		s.inserts = &insertBatcher{store: s}
+		s.inserts = &coalescer[*NewEvent, error]{run: s.writeEvents, max: maxInsertBatch}
 	}
 	if err := s.setupJoinTables(); err != nil {
 		_ = sqlDB.Close()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -75,14 +74,11 @@ func registerVersionCallbacks(db *gorm.DB) error {
 }
 
 // VersionReader reads the data version for many concurrent requests with few queries, without weakening
-// freshness: a caller waits for the next read that *starts after* it asked. That read's snapshot includes every
-// write committed before the caller arrived, exactly as a read of its own would, so sharing it is safe; callers
-// that arrive while a read runs wait for the following one.
+// freshness: a caller waits for the next read that *starts after* it asked (a coalescer). That read's snapshot
+// includes every write committed before the caller arrived, exactly as a read of its own would, so sharing it is
+// safe.
 type VersionReader struct {
-	store   *Store
-	mu      sync.Mutex
-	waiting []chan versionResult
-	running bool
+	reads *coalescer[struct{}, versionResult]
 }
 
 type versionResult struct {
@@ -91,45 +87,26 @@ type versionResult struct {
 }
 
 // NewVersionReader returns a reader of s's data version.
-func (s *Store) NewVersionReader() *VersionReader { return &VersionReader{store: s} }
+func (s *Store) NewVersionReader() *VersionReader {
+	return &VersionReader{reads: &coalescer[struct{}, versionResult]{run: func(callers []struct{}) []versionResult {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		v, err := s.Version(ctx)
+		out := make([]versionResult, len(callers))
+		for i := range out {
+			out[i] = versionResult{v, err}
+		}
+		return out
+	}}}
+}
 
 // Version returns a data version at least as new as every write committed before the call.
 func (r *VersionReader) Version(ctx context.Context) (int64, error) {
-	ch := make(chan versionResult, 1)
-	r.mu.Lock()
-	r.waiting = append(r.waiting, ch)
-	if !r.running {
-		r.running = true
-		go r.readRounds()
+	res, err := r.reads.do(ctx, struct{}{})
+	if err != nil {
+		return 0, err
 	}
-	r.mu.Unlock()
-	select {
-	case res := <-ch:
-		return res.version, res.err
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	}
-}
-
-// readRounds runs one read for everyone waiting, then again for those who came meanwhile, until nobody waits.
-func (r *VersionReader) readRounds() {
-	for {
-		r.mu.Lock()
-		batch := r.waiting
-		r.waiting = nil
-		if len(batch) == 0 {
-			r.running = false
-			r.mu.Unlock()
-			return
-		}
-		r.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		v, err := r.store.Version(ctx)
-		cancel()
-		for _, ch := range batch {
-			ch <- versionResult{v, err}
-		}
-	}
+	return res.version, res.err
 }
 
 // versionKey is the context key of the data version a request is answered at.
