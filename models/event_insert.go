@@ -111,7 +111,9 @@ func (s *Store) writeRound(events []*NewEvent, round []int, errs []error) {
 const insertStatementTimeout = 30 * time.Second
 
 // insertEventsSQL writes a batch of events, given as one JSON array, with their links, the venue and category
-// pairs, the count deltas of published events' terms and one data version, in one statement. Events whose slug
+// pairs, the count deltas of published events' terms (one row per term, however many of the batch's events it
+// counts: popular terms then have few pending deltas for readers to add up) and one data version, in one
+// statement. Events whose slug
 // is taken are skipped (ON CONFLICT DO NOTHING), and so are their links (they join the inserted rows by slug);
 // the statement returns the IDs and slugs of the events it inserted. The data version is bumped as bumpVersion
 // does, in a free shard (or, when all are taken, in the one @shard names), and only when an event was inserted.
@@ -150,9 +152,12 @@ const insertEventsSQL = `WITH x AS (
 	SELECT v.id, c.id, ex.id FROM ex, unnest(ex.venues) AS v(id), unnest(ex.categories) AS c(id)
 ), ld AS (
 	INSERT INTO term_count_deltas (taxonomy, term_id, delta)
-	SELECT 'categories', c.id, 1 FROM ex, unnest(ex.categories) AS c(id) WHERE ex.status = 'publish'
-	UNION ALL
-	SELECT 'tags', t.id, 1 FROM ex, unnest(ex.tags) AS t(id) WHERE ex.status = 'publish'
+	SELECT taxonomy, term_id, count(*) FROM (
+		SELECT 'categories' AS taxonomy, c.id AS term_id FROM ex, unnest(ex.categories) AS c(id)
+		WHERE ex.status = 'publish'
+		UNION ALL
+		SELECT 'tags', t.id FROM ex, unnest(ex.tags) AS t(id) WHERE ex.status = 'publish'
+	) d GROUP BY taxonomy, term_id
 ), v AS (
 	UPDATE data_versions SET version = version + 1
 	WHERE shard = COALESCE(
