@@ -110,21 +110,18 @@ func (s *Store) writeRound(events []*NewEvent, round []int, errs []error) {
 // request's context bounds it.
 const insertStatementTimeout = 30 * time.Second
 
-// insertEventsSQL writes a batch of events, given as one JSON array, with their links, the venue and category
-// pairs, the count deltas of published events' terms (one row per term, however many of the batch's events it
-// counts: popular terms then have few pending deltas for readers to add up) and one data version, in one
-// statement. Events whose slug
-// is taken are skipped (ON CONFLICT DO NOTHING), and so are their links (they join the inserted rows by slug);
-// the statement returns the IDs and slugs of the events it inserted. The data version is bumped as bumpVersion
-// does, in a free shard (or, when all are taken, in the one @shard names), and only when an event was inserted.
+// insertEventsSQL writes a batch of events, given as one JSON array (each element read as a row of events, with
+// the table's own column types, plus its links), with their links, the venue and category pairs, the count deltas
+// of published events' terms (one row per term, however many of the batch's events it counts: popular terms then
+// have few pending deltas for readers to add up) and one data version, in one statement. Events whose slug is
+// taken are skipped (ON CONFLICT DO NOTHING), and so are their links (they join the inserted rows by slug); the
+// statement returns the IDs and slugs of the events it inserted. The data version is bumped as bumpVersion does,
+// in a free shard (or, when all are taken, in the one @shard names), and only when an event was inserted.
 const insertEventsSQL = `WITH x AS (
-	SELECT * FROM jsonb_to_recordset(CAST(@batch AS jsonb)) AS x(
-		author_id bigint, status text, trashed_status text, password text, title text, description text,
-		excerpt text, slug text, timezone text, timezone_abbr text, start_utc timestamptz, end_utc timestamptz,
-		all_day boolean, cost text, website text, show_map boolean, show_map_link boolean,
-		hide_from_listings boolean, sticky boolean, featured boolean, ticketed boolean, image_id bigint,
-		parent_id bigint, published_at timestamptz, created_at timestamptz, updated_at timestamptz,
-		venues bigint[], organizers bigint[], categories bigint[], tags bigint[])
+	SELECT r.*, l.venues, l.organizers, l.categories, l.tags
+	FROM jsonb_array_elements(CAST(@batch AS jsonb)) AS j(event),
+		jsonb_populate_record(NULL::events, j.event) AS r,
+		jsonb_to_record(j.event) AS l(venues bigint[], organizers bigint[], categories bigint[], tags bigint[])
 ), e AS (
 	INSERT INTO events (author_id, status, trashed_status, password, title, description, excerpt, slug, timezone,
 		timezone_abbr, start_utc, end_utc, all_day, cost, website, show_map, show_map_link, hide_from_listings,
