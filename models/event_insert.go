@@ -58,51 +58,42 @@ func (s *Store) InsertEvent(ne *NewEvent) error {
 // statement could not tell two events with one slug apart) and answers each: nil with its ID set, ErrSlugTaken, or
 // the error of its own insert.
 func (s *Store) writeEvents(events []*NewEvent) []error {
-	errs := make([]error, len(events))
-	for rest := indexes(len(events)); len(rest) > 0; {
-		var round, later []int
+	answers := make(map[*NewEvent]error, len(events))
+	for rest := events; len(rest) > 0; {
+		var round, later []*NewEvent
 		slugs := map[string]bool{}
-		for _, i := range rest {
-			if slugs[events[i].Event.Slug] {
-				later = append(later, i)
+		for _, ne := range rest {
+			if slugs[ne.Event.Slug] {
+				later = append(later, ne)
 				continue
 			}
-			slugs[events[i].Event.Slug] = true
-			round = append(round, i)
+			slugs[ne.Event.Slug] = true
+			round = append(round, ne)
 		}
-		s.writeRound(events, round, errs)
+		s.writeRound(round, answers)
 		rest = later
+	}
+	errs := make([]error, len(events))
+	for i, ne := range events {
+		errs[i] = answers[ne]
 	}
 	return errs
 }
 
-func indexes(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
-
-// writeRound inserts the events at these indexes, which have distinct slugs, in one statement. When it fails for
-// one of them (a foreign key, a value the column refuses), it writes them one by one, so that each gets its own
-// answer; when the database is unavailable, all get that answer at once.
-func (s *Store) writeRound(events []*NewEvent, round []int, errs []error) {
-	batch := make([]*NewEvent, len(round))
-	for j, i := range round {
-		batch[j] = events[i]
-	}
-	err := s.insertEvents(batch)
-	for j, i := range round {
-		switch {
-		case err != nil && len(round) > 1 && !isUnavailable(err):
-			errs[i] = s.insertEvents(batch[j : j+1])
-		default:
-			errs[i] = err
+// writeRound inserts events with distinct slugs in one statement and records each one's answer. When the statement
+// fails for one of them (a foreign key, a value the column refuses), it writes them one by one, so that each gets
+// its own answer; when the database is unavailable, all get that answer at once.
+func (s *Store) writeRound(round []*NewEvent, answers map[*NewEvent]error) {
+	err := s.insertEvents(round)
+	for i, ne := range round {
+		answer := err
+		if err != nil && len(round) > 1 && !isUnavailable(err) {
+			answer = s.insertEvents(round[i : i+1])
 		}
-		if errs[i] == nil && events[i].Event.ID == 0 {
-			errs[i] = ErrSlugTaken
+		if answer == nil && ne.Event.ID == 0 {
+			answer = ErrSlugTaken
 		}
+		answers[ne] = answer
 	}
 }
 
