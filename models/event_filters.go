@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"sync"
 )
 
 // ListRefs are the records an event list filters by, as the request names them: categories and tags by ID,
@@ -47,7 +46,7 @@ UNION ALL SELECT 'o', id, '', '', 0 FROM organizers WHERE id IN @organizers`
 // ResolveListRefs resolves every record an event list filters by, in one query. Refs that name nothing are one
 // rest_invalid_param error naming each parameter at fault. When the context carries the data version the request
 // is answered at (ContextWithVersion), what each ref resolved to is remembered for that version, so a list whose
-// refs were all seen before at the current version needs no query (see refMemo).
+// refs were all seen before at the current version needs no query (see VersionMemo).
 func (s *Store) ResolveListRefs(r ListRefs) (ListRefIDs, error) {
 	var out ListRefIDs
 	cats, err := parseFilterRefs(CategoryTaxonomy, r.Categories)
@@ -64,7 +63,7 @@ func (s *Store) ResolveListRefs(r ListRefs) (ListRefIDs, error) {
 	keys := listRefKeys(cats, tags, r)
 	version, known := VersionIn(s.db.Statement.Context)
 	if known {
-		if resolved, ok := s.refs.get(version, keys); ok {
+		if resolved, ok := s.rememberedListRefs(version, keys); ok {
 			return combineListRefs(cats, tags, r, resolved), nil
 		}
 	}
@@ -73,7 +72,9 @@ func (s *Store) ResolveListRefs(r ListRefs) (ListRefIDs, error) {
 		return out, err
 	}
 	if known {
-		s.refs.put(version, keys, resolved)
+		for i, k := range keys {
+			s.memos.refs.Put(version, k, resolved[i])
+		}
 	}
 	return combineListRefs(cats, tags, r, resolved), nil
 }
@@ -140,7 +141,20 @@ func (s *Store) queryListRefs(cats, tags termRefs, r ListRefs) ([][]uint64, erro
 	return resolved, nil
 }
 
-// listRefKeys names each ref of a list, in the order queryListRefs resolves them, for refMemo.
+// rememberedListRefs returns what each ref resolved to at this version, if all are remembered.
+func (s *Store) rememberedListRefs(version int64, keys []string) ([][]uint64, bool) {
+	out := make([][]uint64, len(keys))
+	for i, k := range keys {
+		ids, ok := s.memos.refs.Get(version, k)
+		if !ok {
+			return nil, false
+		}
+		out[i] = ids
+	}
+	return out, true
+}
+
+// listRefKeys names each ref of a list, in the order queryListRefs resolves them, for the memo of refs.
 func listRefKeys(cats, tags termRefs, r ListRefs) []string {
 	keys := make([]string, 0, len(cats)+len(tags)+len(r.Venues)+len(r.Organizers))
 	for _, c := range cats {
@@ -180,51 +194,6 @@ func combineListRefs(cats, tags termRefs, r ListRefs, resolved [][]uint64) ListR
 		}
 	}
 	return out
-}
-
-// refMemo remembers what list refs resolved to at one data version. Any committed write advances the version, so
-// an entry can only be used while nothing has changed since it was resolved: it is exactly what the query would
-// find again. Entries of an older version are dropped as soon as a request at a newer one arrives; the memo holds
-// at most refMemoSize entries.
-type refMemo struct {
-	mu      sync.Mutex
-	version int64
-	ids     map[string][]uint64
-}
-
-const refMemoSize = 20000
-
-// get returns the resolutions of every key at this version, if all are remembered.
-func (m *refMemo) get(version int64, keys []string) ([][]uint64, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if version != m.version || m.ids == nil {
-		return nil, false
-	}
-	out := make([][]uint64, len(keys))
-	for i, k := range keys {
-		ids, ok := m.ids[k]
-		if !ok {
-			return nil, false
-		}
-		out[i] = ids
-	}
-	return out, true
-}
-
-// put remembers the resolutions of keys at this version, unless a newer version is already remembered.
-func (m *refMemo) put(version int64, keys []string, resolved [][]uint64) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	switch {
-	case version < m.version:
-		return
-	case version > m.version || m.ids == nil || len(m.ids)+len(keys) > refMemoSize:
-		m.version, m.ids = version, make(map[string][]uint64, len(keys))
-	}
-	for i, k := range keys {
-		m.ids[k] = resolved[i]
-	}
 }
 
 // parseFilterRefs reads a list filter's refs; a slug is sanitised as slugs are ("Jazz Nights!" finds

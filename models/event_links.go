@@ -1,6 +1,8 @@
 package models
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -8,8 +10,8 @@ import (
 	"gorm.io/gorm"
 )
 
-// eventLink is a venue, organizer, category or tag linked to an event, read by the one query that loads all four
-// kinds: the columns are the union of theirs, and each kind leaves the others' empty.
+// eventLink is a venue, organizer, category or tag linked to an event, read by the one query that reads all four
+// kinds (eventRefsSQL): the columns are the union of theirs, and each kind leaves the others' empty.
 type eventLink struct {
 	Kind          string // "v" venue, "o" organizer, "c" category, "t" tag
 	EventID       uint64
@@ -50,7 +52,7 @@ type eventLink struct {
 }
 
 // The columns of an eventLink (after kind, event and position) for each kind of record: venues (v, with their
-// image i), organizers (o, with i), categories (c) and tags (t). Both eventLinksSQL and eventRefsSQL read them.
+// image i), organizers (o, with i), categories (c) and tags (t), as eventRefsSQL reads them.
 var (
 	venueLinkColumns = `v.id, v.author_id, v.status, v.trashed_status, v.password, v.name, v.description, v.excerpt,
 	v.slug, v.image_id, v.address, v.city, v.country, v.province, v.state, v.zip, v.phone, v.website, v.stateprovince,
@@ -67,41 +69,7 @@ var (
 	'', FALSE, FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, t.name_key, NULL, ` + TagTaxonomy.countExpr("t")
 )
 
-// eventLinksSQL reads the venues and organizers of a set of events, each in its given order and with their
-// images, and their categories and tags, each by name within its event (as WordPress returns terms); by dialect.
-var eventLinksSQL = map[string]string{Postgres: eventLinksQuery(true), SQLite: eventLinksQuery(false)}
-
-func eventLinksQuery(lateral bool) string {
-	return `SELECT 'v' AS kind, l.event_id, l.position, ` + venueLinkColumns + `
-	FROM event_venues l ` + linkedRecord(lateral, "venues", "v", "venue_id") + ` LEFT JOIN images i ON i.id = v.image_id
-	WHERE l.event_id IN @ids
-UNION ALL
-SELECT 'o', l.event_id, l.position, ` + organizerLinkColumns + `
-	FROM event_organizers l ` + linkedRecord(lateral, "organizers", "o", "organizer_id") + `
-	LEFT JOIN images i ON i.id = o.image_id
-	WHERE l.event_id IN @ids
-UNION ALL
-SELECT 'c', l.event_id, 0, ` + categoryLinkColumns + `
-	FROM event_categories l ` + linkedRecord(lateral, "categories", "c", "category_id") + ` WHERE l.event_id IN @ids
-UNION ALL
-SELECT 't', l.event_id, 0, ` + tagLinkColumns + `
-	FROM event_tags l ` + linkedRecord(lateral, "tags", "t", "tag_id") + ` WHERE l.event_id IN @ids
-ORDER BY 2, 1, 3, 34, 4`
-}
-
-// linkedRecord joins the link row l to its record (table, as alias) by the link's key column. For the few dozen
-// links of a page, PostgreSQL's planner prefers hashing the whole record table (2,000 organizers, 500 tags) to
-// looking each record up: a lateral subquery it cannot flatten (OFFSET 0) makes it look them up by primary key,
-// which made the query about a fifth faster at 1,000,000 events. SQLite has no LATERAL, and loops anyway.
-func linkedRecord(lateral bool, table, alias, key string) string {
-	if !lateral {
-		return "JOIN " + table + " " + alias + " ON " + alias + ".id = l." + key
-	}
-	return "CROSS JOIN LATERAL (SELECT * FROM " + table + " " + alias + " WHERE " + alias + ".id = l." + key +
-		" OFFSET 0) " + alias
-}
-
-// scanEventLinks runs query, whose columns are an eventLink's in order (eventLinksSQL, eventRefsSQL), and reads
+// scanEventLinks runs query, whose columns are an eventLink's in order (eventRefsSQL), and reads
 // its rows. It scans each row into the fields directly: GORM's reflective Scan took a third of the service's CPU
 // on a list whose events all missed the response cache.
 func scanEventLinks(query *gorm.DB) ([]eventLink, error) {
@@ -172,8 +140,32 @@ func timeOrZero(t *time.Time) time.Time {
 	return *t
 }
 
+// eventLinkRowsSQL reads which venues and organizers (each in its position) and which categories and tags a set
+// of events links to, from the link tables' primary keys alone.
+const eventLinkRowsSQL = `SELECT 'v' AS kind, event_id, position, venue_id FROM event_venues WHERE event_id IN @ids
+UNION ALL SELECT 'o', event_id, position, organizer_id FROM event_organizers WHERE event_id IN @ids
+UNION ALL SELECT 'c', event_id, 0, category_id FROM event_categories WHERE event_id IN @ids
+UNION ALL SELECT 't', event_id, 0, tag_id FROM event_tags WHERE event_id IN @ids
+ORDER BY 2, 1, 3`
+
+// linkRow is one row of eventLinkRowsSQL: the event links to the record key names, at position.
+type linkRow struct {
+	eventID  uint64
+	position int
+	key      recordKey
+}
+
+// recordKey names a linked record: its kind (as eventLink.Kind) and ID.
+type recordKey struct {
+	kind string
+	id   uint64
+}
+
 // LoadEventLinks fills the Venues and Organizers (in the order they were given, with their images), Categories
-// and Tags (by name, as WordPress returns terms) of the events: one query whatever the number of events.
+// and Tags (by name, as WordPress returns terms) of the events, whatever their number, in two queries: which
+// records each event links to, then those records, except the ones remembered at the data version the request is
+// answered at (see VersionMemo). A page of events shares a few venues, organizers and terms, which a calendar
+// serves again and again, and the link rows alone are a fraction of the work of reading the records with them.
 func (s *Store) LoadEventLinks(events []Event) error {
 	if len(events) == 0 {
 		return nil
@@ -186,14 +178,21 @@ func (s *Store) LoadEventLinks(events []Event) error {
 		index[e.ID] = e
 		e.Venues, e.Organizers, e.Categories, e.Tags = []Venue{}, []Organizer{}, []Category{}, []Tag{}
 	}
-	links, err := scanEventLinks(s.db.Raw(eventLinksSQL[s.dialect], map[string]any{"ids": ids}))
+	rows, err := s.linkRows(ids)
 	if err != nil {
 		return err
 	}
-	for i := range links {
-		l := &links[i]
-		e := index[l.EventID]
-		switch l.Kind {
+	records, err := s.linkedRecords(rows)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		l, ok := records[r.key]
+		if !ok {
+			continue // deleted since its link was read: the link is gone too now
+		}
+		e := index[r.eventID]
+		switch r.key.kind {
 		case "v":
 			e.Venues = append(e.Venues, l.venue())
 		case "o":
@@ -204,7 +203,78 @@ func (s *Store) LoadEventLinks(events []Event) error {
 			e.Tags = append(e.Tags, l.tag())
 		}
 	}
+	for i := range events {
+		slices.SortFunc(events[i].Categories, func(a, b Category) int { return compareTerms(a.NameKey, a.ID, b.NameKey, b.ID) })
+		slices.SortFunc(events[i].Tags, func(a, b Tag) int { return compareTerms(a.NameKey, a.ID, b.NameKey, b.ID) })
+	}
 	return nil
+}
+
+// compareTerms orders terms as a read of an event lists them: by name key, then ID.
+func compareTerms(keyA string, idA uint64, keyB string, idB uint64) int {
+	if c := strings.Compare(keyA, keyB); c != 0 {
+		return c
+	}
+	return cmp.Compare(idA, idB)
+}
+
+// linkRows reads the link rows of the events, by event and then kind and position.
+func (s *Store) linkRows(ids []uint64) ([]linkRow, error) {
+	rows, err := s.db.Raw(eventLinkRowsSQL, map[string]any{"ids": ids}).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
+	var out []linkRow
+	for rows.Next() {
+		var r linkRow
+		if err := rows.Scan(&r.key.kind, &r.eventID, &r.position, &r.key.id); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// linkedRecords returns the records the rows link to: those remembered at the data version the request is
+// answered at from the memo, the others read in one query (eventRefsSQL by IDs) and remembered.
+func (s *Store) linkedRecords(rows []linkRow) (map[recordKey]eventLink, error) {
+	version, known := VersionIn(s.db.Statement.Context)
+	records := make(map[recordKey]eventLink, len(rows))
+	missing := map[string][]uint64{}
+	asked := map[recordKey]bool{}
+	for _, r := range rows {
+		if asked[r.key] {
+			continue
+		}
+		asked[r.key] = true
+		if known {
+			if l, ok := s.memos.records.Get(version, r.key); ok {
+				records[r.key] = l
+				continue
+			}
+		}
+		missing[r.key.kind] = append(missing[r.key.kind], r.key.id)
+	}
+	if len(missing) == 0 {
+		return records, nil
+	}
+	read, err := scanEventLinks(s.db.Raw(eventRefsSQL, map[string]any{
+		"venues": nonEmptyIDs(missing["v"]), "organizers": nonEmptyIDs(missing["o"]),
+		"cat_ids": nonEmptyIDs(missing["c"]), "cat_slugs": nonEmpty(nil), "cat_keys": nonEmpty(nil),
+		"tag_ids": nonEmptyIDs(missing["t"]), "tag_slugs": nonEmpty(nil), "tag_keys": nonEmpty(nil),
+	}))
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range read {
+		key := recordKey{l.Kind, l.ID}
+		records[key] = l
+		if known {
+			s.memos.records.Put(version, key, l)
+		}
+	}
+	return records, nil
 }
 
 // EventTermLinks returns what the event contributes to term counts as it is stored now.

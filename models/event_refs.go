@@ -25,9 +25,9 @@ type foundTerms struct {
 	rows   []eventLink
 }
 
-// eventRefsSQL reads, in one statement, the venues and organizers with these IDs (as eventLinksSQL reads them,
-// with their images) and the categories and tags named by ID, slug or name key (with their current counts, as
-// eventLinksSQL reads them, in its order). Its rows are eventLinks without an event (0).
+// eventRefsSQL reads, in one statement, the venues and organizers with these IDs (with their images) and the
+// categories and tags named by ID, slug or name key (with their current counts), by kind, name key and ID.
+// Its rows are eventLinks without an event (0). Event lists read their linked records with it too.
 var eventRefsSQL = `SELECT 'v' AS kind, 0 AS event_id, 0 AS position, ` + venueLinkColumns + `
 	FROM venues v LEFT JOIN images i ON i.id = v.image_id WHERE v.id IN @venues
 UNION ALL

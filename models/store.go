@@ -34,7 +34,7 @@ var migrations embed.FS
 type Store struct {
 	db      *gorm.DB
 	dialect string
-	refs    *refMemo // shared by every copy of the store
+	memos   *memos // shared by every copy of the store
 	// inserts batches InsertEvent's statements (PostgreSQL; nil on SQLite), shared by every copy of the store.
 	inserts *coalescer[*NewEvent, error]
 }
@@ -66,7 +66,7 @@ func Open(driver, dsn string) (*Store, error) {
 		return nil, err
 	}
 	configurePool(sqlDB, driver)
-	s := &Store{db: db, dialect: driver, refs: &refMemo{}}
+	s := &Store{db: db, dialect: driver, memos: newMemos()}
 	if driver == Postgres {
 		s.inserts = &coalescer[*NewEvent, error]{run: s.writeEvents, max: maxInsertBatch}
 	}
@@ -148,9 +148,26 @@ func (s *Store) SQLDB() *sql.DB {
 // WithContext returns a store whose queries carry ctx.
 func (s *Store) WithContext(ctx context.Context) *Store { return s.on(s.db.WithContext(ctx)) }
 
-// on returns the store working through db (a session or a transaction of s's database), sharing s's memo.
+// on returns the store working through db (a session or a transaction of s's database), sharing s's memos.
 func (s *Store) on(db *gorm.DB) *Store {
-	return &Store{db: db, dialect: s.dialect, refs: s.refs, inserts: s.inserts}
+	return &Store{db: db, dialect: s.dialect, memos: s.memos, inserts: s.inserts}
+}
+
+// memos are what a store remembers at the data version a request is answered at (see VersionMemo).
+type memos struct {
+	refs    *VersionMemo[string, []uint64]     // what each list filter ref resolved to (ResolveListRefs)
+	records *VersionMemo[recordKey, eventLink] // the venues, organizers and terms lists embed (LoadEventLinks)
+}
+
+// The memos' sizes: at most refMemoSize resolved refs, and recordMemoSize records of about a kilobyte each.
+const (
+	refMemoSize    = 20000
+	recordMemoSize = 10000
+)
+
+func newMemos() *memos {
+	return &memos{refs: NewVersionMemo[string, []uint64](refMemoSize),
+		records: NewVersionMemo[recordKey, eventLink](recordMemoSize)}
 }
 
 // ErrNeedsTransaction is what a store made by ReadOnly answers to a write.

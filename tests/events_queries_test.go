@@ -70,10 +70,12 @@ func TestAFilteredEventListStaysWithinSixQueries(t *testing.T) {
 	}
 }
 
-// TestListFiltersAreResolvedOncePerDataVersion proves that the records a visitor's list names are looked up once
-// while nothing changes — a second list naming them, even as another URL, takes one query fewer — and that any
-// write makes the next list look them up again: a new child category counts, a renamed category stops matching its old name.
-func TestListFiltersAreResolvedOncePerDataVersion(t *testing.T) {
+// TestListFiltersAndLinkedRecordsAreReadOncePerDataVersion proves that the records a visitor's list names, and the
+// venues and terms its events embed, are read once while nothing changes — a second list naming them, even as
+// another URL, takes two queries fewer — and that any write makes the next list read them again: a new child
+// category counts, a renamed category stops matching its old name and shows its new one, a renamed venue shows its
+// new name.
+func TestListFiltersAndLinkedRecordsAreReadOncePerDataVersion(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
@@ -91,8 +93,9 @@ func TestListFiltersAreResolvedOncePerDataVersion(t *testing.T) {
 	if !sameInts(first, []int{e}) || !sameInts(second, []int{e}) {
 		t.Fatalf("lists %v and %v, want [%d]", first, second, e)
 	}
-	if warm != cold-1 {
-		t.Fatalf("the second list took %d queries, the first %d: the filters were resolved again", warm, cold)
+	if warm != cold-2 {
+		t.Fatalf("the second list took %d queries, the first %d: the filters or the linked records were read again",
+			warm, cold)
 	}
 	jazz := app.post(t, token, "/categories", map[string]any{"name": "Jazz", "parent": music})
 	f := evID(app.createEvent(t, token, eventBody("F", 4, "categories", []any{jazz}, "venue", venue)))
@@ -104,6 +107,16 @@ func TestListFiltersAreResolvedOncePerDataVersion(t *testing.T) {
 	expectInvalid(t, app.Get(fmt.Sprintf("/events?categories=music&venue=%d&per_page=9", venue)), "categories")
 	if got, _ := list(fmt.Sprintf("categories=sounds&venue=%d", venue)); !sameInts(got, []int{e, f}) {
 		t.Fatalf("the renamed category lists %v, want [%d %d]", got, e, f)
+	}
+	app.Do(Request{Method: http.MethodPost, Path: fmt.Sprintf("/venues/%d", venue), Token: token,
+		Body: map[string]any{"venue": "Great Hall"}}).ExpectStatus(t, http.StatusOK)
+	listed := app.Get(fmt.Sprintf("/events?categories=sounds&venue=%d&per_page=3", venue)).ExpectStatus(t, http.StatusOK).
+		JSON(t)["events"].([]any)[0].(map[string]any)
+	if name := listed["venue"].(map[string]any)["venue"]; name != "Great Hall" {
+		t.Fatalf("after the venue was renamed the list shows it as %v", name)
+	}
+	if name := listed["categories"].([]any)[0].(map[string]any)["name"]; name != "Sounds" {
+		t.Fatalf("after the category was renamed the list shows it as %v", name)
 	}
 }
 
