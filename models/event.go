@@ -117,8 +117,8 @@ func (s *Store) EventBySlug(slug string) (*Event, error) {
 }
 
 func (s *Store) findEvent(cond string, arg any) (*Event, error) {
-	var events []Event
-	if err := s.db.Joins("Image").Where(cond, arg).Limit(1).Find(&events).Error; err != nil {
+	events, err := scanEvents(s.db.Raw(selectEvents+" WHERE "+cond+" LIMIT 1", arg))
+	if err != nil {
 		return nil, err
 	}
 	if len(events) == 0 {

@@ -37,9 +37,44 @@ func (s *Store) orderedEventIDs(scopes []Scope) *gorm.DB {
 
 // eventsIn reads, in list order and with their images, the events whose IDs the subquery ids selects.
 func (s *Store) eventsIn(ids *gorm.DB) ([]Event, error) {
+	return scanEvents(s.db.Raw(selectEvents+" WHERE events.id IN (?) ORDER BY "+eventOrder, ids))
+}
+
+// selectEvents reads every column of events and of its image (i), in the order scanEvents scans them.
+const selectEvents = `SELECT events.id, events.author_id, events.status, events.trashed_status, events.password,
+	events.title, events.description, events.excerpt, events.slug, events.timezone, events.timezone_abbr,
+	events.start_utc, events.end_utc, events.all_day, events.cost, events.website, events.show_map,
+	events.show_map_link, events.hide_from_listings, events.sticky, events.featured, events.ticketed,
+	events.image_id, events.parent_id, events.published_at, events.created_at, events.updated_at,
+	i.url, i.extension, i.created_at
+	FROM events LEFT JOIN images i ON i.id = events.image_id`
+
+// scanEvents runs query (selectEvents with its conditions) and reads its rows, scanning each into the fields
+// directly: GORM's reflective Find took about a sixth of the service's CPU on lists whose answers were not cached.
+func scanEvents(query *gorm.DB) ([]Event, error) {
+	rows, err := query.Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
 	events := []Event{}
-	err := s.db.Joins("Image").Where("events.id IN (?)", ids).Order(eventOrder).Find(&events).Error
-	return events, err
+	for rows.Next() {
+		var e Event
+		var imageURL, imageExt *string
+		var imageCreated *time.Time
+		if err := rows.Scan(&e.ID, &e.AuthorID, &e.Status, &e.TrashedStatus, &e.Password, &e.Title,
+			&e.Description, &e.Excerpt, &e.Slug, &e.Timezone, &e.TimezoneAbbr, &e.StartUTC, &e.EndUTC, &e.AllDay,
+			&e.Cost, &e.Website, &e.ShowMap, &e.ShowMapLink, &e.HideFromListings, &e.Sticky, &e.Featured,
+			&e.Ticketed, &e.ImageID, &e.ParentID, &e.PublishedAt, &e.CreatedAt, &e.UpdatedAt, &imageURL, &imageExt,
+			&imageCreated); err != nil {
+			return nil, err
+		}
+		if e.ImageID != nil && imageURL != nil {
+			e.Image = &Image{ID: *e.ImageID, URL: *imageURL, Extension: *imageExt, CreatedAt: *imageCreated}
+		}
+		events = append(events, e)
+	}
+	return events, rows.Err()
 }
 
 // eventOrder is the order of every event list: by start, then ID (reference §8.1).
