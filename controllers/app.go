@@ -4,6 +4,7 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -24,11 +25,17 @@ type App struct {
 	Log    *slog.Logger
 
 	shuttingDown atomic.Bool
+	// embedded remembers the JSON of linked records as event lists embed them (see eventShaper.embedded).
+	embedded *models.VersionMemo[embeddedKey, json.RawMessage]
 }
+
+// embeddedMemoSize bounds the embedded shapes remembered: about a kilobyte each.
+const embeddedMemoSize = 10000
 
 // NewApp builds the shared controller state.
 func NewApp(cfg config.Config, store *models.Store, log *slog.Logger) *App {
-	return &App{Config: cfg, Store: store, Log: log}
+	return &App{Config: cfg, Store: store, Log: log,
+		embedded: models.NewVersionMemo[embeddedKey, json.RawMessage](embeddedMemoSize)}
 }
 
 // ShutDown marks the service as shutting down, so /readyz turns load balancers away while requests drain.

@@ -43,14 +43,39 @@ type EventFilters struct {
 	EventGeoInput
 }
 
-// EventList is the envelope of GET /events (reference §2.1).
+// EventList is the envelope of GET /events (reference §2.1): events, then the page's links and totals.
 type EventList struct {
-	Events          []EventRecord `json:"events"`
-	RestURL         string        `json:"rest_url"`
-	NextRestURL     string        `json:"next_rest_url,omitempty"`
-	PreviousRestURL string        `json:"previous_rest_url,omitempty"`
-	Total           int64         `json:"total"`
-	TotalPages      int           `json:"total_pages"`
+	Events []EventRecord
+	eventListTail
+}
+
+// eventListTail is what the envelope holds after events.
+type eventListTail struct {
+	RestURL         string `json:"rest_url"`
+	NextRestURL     string `json:"next_rest_url,omitempty"`
+	PreviousRestURL string `json:"previous_rest_url,omitempty"`
+	Total           int64  `json:"total"`
+	TotalPages      int    `json:"total_pages"`
+}
+
+// MarshalJSON writes the envelope with each event as EventRecord.appendJSON writes it: encoding/json would
+// validate and compact the whole list again.
+func (l EventList) MarshalJSON() ([]byte, error) {
+	buf := append(make([]byte, 0, 4096*(len(l.Events)+1)), `{"events":[`...)
+	for i := range l.Events {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		var err error
+		if buf, err = l.Events[i].appendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	tail, err := json.Marshal(&l.eventListTail)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(buf, ']', ','), tail[1:]...), nil
 }
 
 // eventQuery is a list request turned into store scopes, and the effective arguments its links echo.
@@ -89,16 +114,20 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 			"The requested event archive page does not exist")
 	}
 	site := ec.Site(c)
-	shaper := ec.shaper(site, Viewer{User: user})
-	out := EventList{Events: make([]EventRecord, len(events)), Total: total,
-		TotalPages: TotalPages(total, page.Size)}
+	shaper := ec.shaper(site, Viewer{User: user}).rememberingAt(c.Request.Context())
+	out := EventList{Events: make([]EventRecord, len(events)),
+		eventListTail: eventListTail{Total: total, TotalPages: TotalPages(total, page.Size)}}
 	for i := range events {
 		out.Events[i] = shaper.listRecord(&events[i])
 	}
 	links := pageLinks(site.Root+"/events/", q.args, page.Number, out.TotalPages)
 	out.RestURL, out.NextRestURL, out.PreviousRestURL = links.Self, links.Next, links.Previous
 	SetListHeaders(c, total, out.TotalPages, links)
-	c.JSON(http.StatusOK, out)
+	body, err := out.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
 	return nil
 }
 
