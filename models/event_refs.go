@@ -1,5 +1,7 @@
 package models
 
+import "slices"
+
 // EventRefs are the existing records an event write names: venues and organizers by ID, categories and tags by
 // ID, slug or name (the refs ResolveCategories and ResolveTags take).
 type EventRefs struct {
@@ -26,8 +28,7 @@ type foundTerms struct {
 }
 
 // eventRefsSQL reads, in one statement, the venues and organizers with these IDs (with their images) and the
-// categories and tags named by ID, slug or name key (with their current counts), by kind, name key and ID.
-// Its rows are eventLinks without an event (0). Event lists read their linked records with it too.
+// categories and tags named by ID, slug or name key (with their current counts). Its rows are eventLinks without an event (0). Event lists read their linked records with it too.
 var eventRefsSQL = `SELECT 'v' AS kind, 0 AS event_id, 0 AS position, ` + venueLinkColumns + `
 	FROM venues v LEFT JOIN images i ON i.id = v.image_id WHERE v.id IN @venues
 UNION ALL
@@ -38,8 +39,7 @@ SELECT 'c', 0, 0, ` + categoryLinkColumns + `
 	FROM categories c WHERE c.id IN @cat_ids OR c.slug IN @cat_slugs OR c.name_key IN @cat_keys
 UNION ALL
 SELECT 't', 0, 0, ` + tagLinkColumns + `
-	FROM tags t WHERE t.id IN @tag_ids OR t.slug IN @tag_slugs OR t.name_key IN @tag_keys
-ORDER BY kind, name_key, id`
+	FROM tags t WHERE t.id IN @tag_ids OR t.slug IN @tag_slugs OR t.name_key IN @tag_keys`
 
 // FindEventRefs reads every record refs name, in one statement (nothing when refs name nothing). Categories or
 // tags whose refs do not parse are not looked up: their resolver reports the error.
@@ -65,6 +65,8 @@ func (s *Store) FindEventRefs(refs EventRefs) (*FoundRefs, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Terms in the order a read of an event lists them, which compareTerms defines, not the database's collation.
+	slices.SortFunc(rows, func(a, b eventLink) int { return compareTerms(a.NameKey, a.ID, b.NameKey, b.ID) })
 	f := &FoundRefs{venues: map[uint64]eventLink{}, organizers: map[uint64]eventLink{}}
 	if catErr == nil && len(cats) > 0 {
 		f.categories = newFoundTerms(catIDs, catSlugs, catKeys)
