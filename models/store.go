@@ -95,18 +95,25 @@ func sqliteDSN(path string) string {
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + params
 }
 
-// postgresDSN bounds connection attempts (5 s unless the URL says otherwise), so that an unreachable database
-// turns into a prompt 503 instead of requests hanging on the kernel's connect timeout.
+// postgresDSN sets two defaults of the service's sessions, unless the URL sets them itself:
+//   - connect_timeout 5 s, so that an unreachable database turns into a prompt 503 instead of requests hanging on
+//     the kernel's connect timeout;
+//   - max_parallel_workers_per_gather 0 (a setting the URL passes to PostgreSQL for the session): every query of
+//     the service is a short lookup, and dozens run at once on a few cores, where starting parallel workers only
+//     costs. PostgreSQL planned the link rows of 100 events with two workers at 1,000,000 events, which took 38 ms
+//     against 1.6 ms without, and made a 10,000-event feed take over 10 s.
 func postgresDSN(dsn string) string {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Scheme == "" {
 		return dsn
 	}
 	q := u.Query()
-	if q.Get("connect_timeout") == "" {
-		q.Set("connect_timeout", "5")
-		u.RawQuery = q.Encode()
+	for key, value := range map[string]string{"connect_timeout": "5", "max_parallel_workers_per_gather": "0"} {
+		if q.Get(key) == "" {
+			q.Set(key, value)
+		}
 	}
+	u.RawQuery = q.Encode()
 	return u.String()
 }
 

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -54,5 +55,33 @@ func TestAReadOnlyStoreRefusesWritesAndLeavesItsStoreWritable(t *testing.T) {
 	var names []string
 	if err := ro.DB().Model(&Tag{}).Order("name").Pluck("name", &names).Error; err != nil || len(names) != 1 || names[0] != "kept" {
 		t.Fatalf("the read-only store reads %v (%v), want [kept]", names, err)
+	}
+}
+
+// TestPostgreSQLSessionsPlanWithoutParallelWorkers proves that the service's PostgreSQL sessions run without
+// parallel workers and with a connect timeout unless the URL sets either, and, with a test database, that
+// PostgreSQL applies the setting.
+func TestPostgreSQLSessionsPlanWithoutParallelWorkers(t *testing.T) {
+	for dsn, want := range map[string]string{
+		"postgres://h/db": "postgres://h/db?connect_timeout=5&max_parallel_workers_per_gather=0",
+		"postgres://h/db?max_parallel_workers_per_gather=2&connect_timeout=9": "postgres://h/db?connect_timeout=9&max_parallel_workers_per_gather=2",
+		"host=h dbname=db": "host=h dbname=db",
+	} {
+		if got := postgresDSN(dsn); got != want {
+			t.Errorf("postgresDSN(%q) = %q, want %q", dsn, got, want)
+		}
+	}
+	url := os.Getenv("CALENDAR_TEST_DATABASE_URL")
+	if url == "" {
+		t.Skip("CALENDAR_TEST_DATABASE_URL is not set")
+	}
+	s, err := Open(Postgres, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var workers string
+	if err := s.DB().Raw("SHOW max_parallel_workers_per_gather").Scan(&workers).Error; err != nil || workers != "0" {
+		t.Fatalf("max_parallel_workers_per_gather is %q (%v), want 0", workers, err)
 	}
 }
