@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"encoding/json"
+	"github.com/gin-gonic/gin"
 	"strconv"
 	"sync"
 	"time"
@@ -93,6 +94,17 @@ func (r *EventRecord) appendJSON(buf []byte) ([]byte, error) {
 		}
 	}
 	return append(buf, '}'), nil
+}
+
+// writeEventRecord answers with r as appendJSON writes it: c.JSON would have encoding/json validate and compact
+// the whole record again.
+func writeEventRecord(c *gin.Context, status int, r EventRecord) error {
+	body, err := r.appendJSON(make([]byte, 0, 4096))
+	if err != nil {
+		return err
+	}
+	c.Data(status, "application/json; charset=utf-8", body)
+	return nil
 }
 
 // appendJSONValue appends v's JSON to buf: a json.RawMessage as it is (it was written by encoding/json), the
