@@ -3,10 +3,11 @@ package controllers
 import (
 	"context"
 	"encoding/json"
-	"github.com/gin-gonic/gin"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/gin-gonic/gin"
 
 	"calendar/models"
 )

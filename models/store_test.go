@@ -5,7 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
+
+	"gorm.io/gorm"
 )
 
 // migratedSQLite returns a store on a new, migrated SQLite file that is closed when the test ends.
@@ -83,5 +86,23 @@ func TestPostgreSQLSessionsPlanWithoutParallelWorkers(t *testing.T) {
 	var workers string
 	if err := s.DB().Raw("SHOW max_parallel_workers_per_gather").Scan(&workers).Error; err != nil || workers != "0" {
 		t.Fatalf("max_parallel_workers_per_gather is %q (%v), want 0", workers, err)
+	}
+}
+
+// TestSelectEventsReadsEveryColumnOfEvents keeps the hand-written column list of selectEvents (and so scanEvents)
+// in step with the Event model: a column added to events must be read too.
+func TestSelectEventsReadsEveryColumnOfEvents(t *testing.T) {
+	s := migratedSQLite(t)
+	stmt := &gorm.Statement{DB: s.db}
+	if err := stmt.Parse(&Event{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range stmt.Schema.Fields {
+		if f.DBName == "" {
+			continue
+		}
+		if !regexp.MustCompile(`\bevents\.` + f.DBName + `\b`).MatchString(selectEvents) {
+			t.Errorf("selectEvents does not read events.%s", f.DBName)
+		}
 	}
 }
