@@ -2,6 +2,7 @@ package models
 
 import (
 	"cmp"
+	"database/sql"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,28 +70,15 @@ var (
 	'', FALSE, FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, t.name_key, NULL, ` + TagTaxonomy.countExpr("t")
 )
 
-// scanEventLinks runs query, whose columns are an eventLink's in order (eventRefsSQL), and reads
-// its rows. It scans each row into the fields directly: GORM's reflective Scan took a third of the service's CPU
-// on a list whose events all missed the response cache.
+// scanEventLinks runs query, whose columns are an eventLink's in order (eventRefsSQL), and reads its rows.
 func scanEventLinks(query *gorm.DB) ([]eventLink, error) {
-	rows, err := query.Rows()
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = rows.Close() }()
-	var links []eventLink
-	for rows.Next() {
-		var l eventLink
-		if err := rows.Scan(&l.Kind, &l.EventID, &l.Position, &l.ID, &l.AuthorID, &l.Status, &l.TrashedStatus,
+	return scanAll(query, func(rows *sql.Rows, l *eventLink) error {
+		return rows.Scan(&l.Kind, &l.EventID, &l.Position, &l.ID, &l.AuthorID, &l.Status, &l.TrashedStatus,
 			&l.Password, &l.Name, &l.Description, &l.Excerpt, &l.Slug, &l.ImageID, &l.Address, &l.City, &l.Country,
 			&l.Province, &l.State, &l.Zip, &l.Phone, &l.Website, &l.StateProvince, &l.Email, &l.ShowMap,
 			&l.ShowMapLink, &l.GeoLat, &l.GeoLng, &l.PublishedAt, &l.CreatedAt, &l.UpdatedAt, &l.ImageURL,
-			&l.ImageExt, &l.ImageCreated, &l.NameKey, &l.ParentID, &l.Count); err != nil {
-			return nil, err
-		}
-		links = append(links, l)
-	}
-	return links, rows.Err()
+			&l.ImageExt, &l.ImageCreated, &l.NameKey, &l.ParentID, &l.Count)
+	})
 }
 
 // image is the link's image, if it has one.
@@ -220,20 +208,9 @@ func compareTerms(keyA string, idA uint64, keyB string, idB uint64) int {
 
 // linkRows reads the link rows of the events, by event and then kind and position.
 func (s *Store) linkRows(ids []uint64) ([]linkRow, error) {
-	rows, err := s.db.Raw(eventLinkRowsSQL, map[string]any{"ids": ids}).Rows()
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = rows.Close() }()
-	var out []linkRow
-	for rows.Next() {
-		var r linkRow
-		if err := rows.Scan(&r.key.kind, &r.eventID, &r.position, &r.key.id); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return scanAll(s.db.Raw(eventLinkRowsSQL, map[string]any{"ids": ids}), func(rows *sql.Rows, r *linkRow) error {
+		return rows.Scan(&r.key.kind, &r.eventID, &r.position, &r.key.id)
+	})
 }
 
 // linkedRecords returns the records the rows link to: those remembered at the data version the request is

@@ -188,22 +188,6 @@ func (s *Store) Authenticate(ctx context.Context, login, secret string) (*User, 
 const authenticateSQL = `SELECT t.hash, u.id, u.login, u.name, u.role, u.created_at
 	FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ? AND t.revoked_at IS NULL LIMIT 1`
 
-// scanOne scans the first row of query into dest and tells whether there was one.
-func scanOne(query *gorm.DB, dest ...any) (bool, error) {
-	rows, err := query.Rows()
-	if err != nil {
-		return false, err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		return false, rows.Err()
-	}
-	if err := rows.Scan(dest...); err != nil {
-		return false, err
-	}
-	return true, rows.Close()
-}
-
 // UserByID returns a user, or ErrNotFound.
 func (s *Store) UserByID(ctx context.Context, id uint64) (*User, error) {
 	var u User
