@@ -123,12 +123,7 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 	links := pageLinks(site.Root+"/events/", q.args, page.Number, out.TotalPages)
 	out.RestURL, out.NextRestURL, out.PreviousRestURL = links.Self, links.Next, links.Previous
 	SetListHeaders(c, total, out.TotalPages, links)
-	body, err := out.MarshalJSON()
-	if err != nil {
-		return err
-	}
-	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
-	return nil
+	return writeOwnJSON(c, http.StatusOK, out)
 }
 
 // eventListQuery turns the filters into scopes and echoed arguments, in the order rest_url lists them after

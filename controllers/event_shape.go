@@ -69,7 +69,7 @@ type eventFields struct {
 }
 
 // MarshalJSON writes the record as appendJSON does.
-func (r EventRecord) MarshalJSON() ([]byte, error) { return r.appendJSON(nil) }
+func (r EventRecord) MarshalJSON() ([]byte, error) { return r.appendJSON(make([]byte, 0, 4096)) }
 
 // appendJSON appends the record's JSON to buf: its own fields as encoding/json writes them, then categories,
 // tags, venue, organizer, custom_fields and json_ld (when set). Linked records that are JSON already
@@ -97,10 +97,10 @@ func (r *EventRecord) appendJSON(buf []byte) ([]byte, error) {
 	return append(buf, '}'), nil
 }
 
-// writeEventRecord answers with r as appendJSON writes it: c.JSON would have encoding/json validate and compact
-// the whole record again.
-func writeEventRecord(c *gin.Context, status int, r EventRecord) error {
-	body, err := r.appendJSON(make([]byte, 0, 4096))
+// writeOwnJSON answers with v's JSON as v writes it (EventRecord, EventList): c.JSON would have encoding/json
+// validate and compact the whole answer again.
+func writeOwnJSON(c *gin.Context, status int, v json.Marshaler) error {
+	body, err := v.MarshalJSON()
 	if err != nil {
 		return err
 	}
