@@ -12,47 +12,49 @@ import (
 )
 
 // Event is a calendar event. Start and end are stored as UTC instants; the wall clock is derived from Timezone.
+// Its JSON names each column as the table does: it is how InsertEvent hands events to the database (the API
+// shapes events as controllers.EventRecord, never as this).
 type Event struct {
-	ID       uint64 `gorm:"primaryKey"`
-	AuthorID uint64 `gorm:"not null"`
-	Status   string `gorm:"size:20;not null"`
+	ID       uint64 `gorm:"primaryKey" json:"id"`
+	AuthorID uint64 `gorm:"not null" json:"author_id"`
+	Status   string `gorm:"size:20;not null" json:"status"`
 	// TrashedStatus is the status the event had before it was trashed; permissions on trashed records depend on it.
-	TrashedStatus string `gorm:"size:20;not null;default:''"`
+	TrashedStatus string `gorm:"size:20;not null;default:''" json:"trashed_status"`
 	// Password protects the event; empty means none. Never returned to clients.
-	Password     string    `gorm:"size:255;not null;default:''"`
-	Title        string    `gorm:"not null"`
-	Description  string    `gorm:"not null;default:''"`
-	Excerpt      string    `gorm:"not null;default:''"`
-	Slug         string    `gorm:"size:200;not null;uniqueIndex"`
-	Timezone     string    `gorm:"size:64;not null"`
-	TimezoneAbbr string    `gorm:"size:64;not null;default:''"`
-	StartUTC     time.Time `gorm:"not null"`
-	EndUTC       time.Time `gorm:"not null"`
-	AllDay       bool      `gorm:"not null;default:false"`
+	Password     string    `gorm:"size:255;not null;default:''" json:"password"`
+	Title        string    `gorm:"not null" json:"title"`
+	Description  string    `gorm:"not null;default:''" json:"description"`
+	Excerpt      string    `gorm:"not null;default:''" json:"excerpt"`
+	Slug         string    `gorm:"size:200;not null;uniqueIndex" json:"slug"`
+	Timezone     string    `gorm:"size:64;not null" json:"timezone"`
+	TimezoneAbbr string    `gorm:"size:64;not null;default:''" json:"timezone_abbr"`
+	StartUTC     time.Time `gorm:"not null" json:"start_utc"`
+	EndUTC       time.Time `gorm:"not null" json:"end_utc"`
+	AllDay       bool      `gorm:"not null;default:false" json:"all_day"`
 	// Cost holds the raw cost values as a JSON array of strings; empty means no cost.
-	Cost             string `gorm:"not null;default:''"`
-	Website          string `gorm:"not null;default:''"`
-	ShowMap          bool   `gorm:"not null;default:false"`
-	ShowMapLink      bool   `gorm:"not null;default:false"`
-	HideFromListings bool   `gorm:"not null;default:false"`
-	Sticky           bool   `gorm:"not null;default:false"`
-	Featured         bool   `gorm:"not null;default:false"`
-	Ticketed         bool   `gorm:"not null;default:false"`
-	ImageID          *uint64
-	ParentID         *uint64
+	Cost             string  `gorm:"not null;default:''" json:"cost"`
+	Website          string  `gorm:"not null;default:''" json:"website"`
+	ShowMap          bool    `gorm:"not null;default:false" json:"show_map"`
+	ShowMapLink      bool    `gorm:"not null;default:false" json:"show_map_link"`
+	HideFromListings bool    `gorm:"not null;default:false" json:"hide_from_listings"`
+	Sticky           bool    `gorm:"not null;default:false" json:"sticky"`
+	Featured         bool    `gorm:"not null;default:false" json:"featured"`
+	Ticketed         bool    `gorm:"not null;default:false" json:"ticketed"`
+	ImageID          *uint64 `json:"image_id"`
+	ParentID         *uint64 `json:"parent_id"`
 	// PublishedAt is the publication date ("date" in the API).
-	PublishedAt time.Time `gorm:"not null"`
-	CreatedAt   time.Time `gorm:"not null"`
+	PublishedAt time.Time `gorm:"not null" json:"published_at"`
+	CreatedAt   time.Time `gorm:"not null" json:"created_at"`
 	// UpdatedAt is the modification date ("modified" in the API).
-	UpdatedAt time.Time `gorm:"not null"`
+	UpdatedAt time.Time `gorm:"not null" json:"updated_at"`
 
-	Author     *User       `gorm:"foreignKey:AuthorID"`
-	Image      *Image      `gorm:"foreignKey:ImageID"`
-	Parent     *Event      `gorm:"foreignKey:ParentID"`
-	Venues     []Venue     `gorm:"many2many:event_venues"`
-	Organizers []Organizer `gorm:"many2many:event_organizers"`
-	Categories []Category  `gorm:"many2many:event_categories"`
-	Tags       []Tag       `gorm:"many2many:event_tags"`
+	Author     *User       `gorm:"foreignKey:AuthorID" json:"-"`
+	Image      *Image      `gorm:"foreignKey:ImageID" json:"-"`
+	Parent     *Event      `gorm:"foreignKey:ParentID" json:"-"`
+	Venues     []Venue     `gorm:"many2many:event_venues" json:"-"`
+	Organizers []Organizer `gorm:"many2many:event_organizers" json:"-"`
+	Categories []Category  `gorm:"many2many:event_categories" json:"-"`
+	Tags       []Tag       `gorm:"many2many:event_tags" json:"-"`
 }
 
 // EventVenue links an event to a venue; Position keeps the order the venues were given in.

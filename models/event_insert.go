@@ -154,50 +154,13 @@ const insertEventsSQL = `WITH x AS (
 )
 SELECT id, slug FROM e`
 
-// insertedEvent is one element of insertEventsSQL's JSON array: an event's columns and its links.
+// insertedEvent is one element of insertEventsSQL's JSON array: an event's columns (Event's JSON) and its links.
 type insertedEvent struct {
-	AuthorID         uint64    `json:"author_id"`
-	Status           string    `json:"status"`
-	TrashedStatus    string    `json:"trashed_status"`
-	Password         string    `json:"password"`
-	Title            string    `json:"title"`
-	Description      string    `json:"description"`
-	Excerpt          string    `json:"excerpt"`
-	Slug             string    `json:"slug"`
-	Timezone         string    `json:"timezone"`
-	TimezoneAbbr     string    `json:"timezone_abbr"`
-	StartUTC         time.Time `json:"start_utc"`
-	EndUTC           time.Time `json:"end_utc"`
-	AllDay           bool      `json:"all_day"`
-	Cost             string    `json:"cost"`
-	Website          string    `json:"website"`
-	ShowMap          bool      `json:"show_map"`
-	ShowMapLink      bool      `json:"show_map_link"`
-	HideFromListings bool      `json:"hide_from_listings"`
-	Sticky           bool      `json:"sticky"`
-	Featured         bool      `json:"featured"`
-	Ticketed         bool      `json:"ticketed"`
-	ImageID          *uint64   `json:"image_id"`
-	ParentID         *uint64   `json:"parent_id"`
-	PublishedAt      time.Time `json:"published_at"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
-	Venues           []uint64  `json:"venues"`
-	Organizers       []uint64  `json:"organizers"`
-	Categories       []uint64  `json:"categories"`
-	Tags             []uint64  `json:"tags"`
-}
-
-func newInsertedEvent(ne *NewEvent) insertedEvent {
-	e := ne.Event
-	return insertedEvent{AuthorID: e.AuthorID, Status: e.Status, TrashedStatus: e.TrashedStatus,
-		Password: e.Password, Title: e.Title, Description: e.Description, Excerpt: e.Excerpt, Slug: e.Slug,
-		Timezone: e.Timezone, TimezoneAbbr: e.TimezoneAbbr, StartUTC: e.StartUTC, EndUTC: e.EndUTC,
-		AllDay: e.AllDay, Cost: e.Cost, Website: e.Website, ShowMap: e.ShowMap, ShowMapLink: e.ShowMapLink,
-		HideFromListings: e.HideFromListings, Sticky: e.Sticky, Featured: e.Featured, Ticketed: e.Ticketed,
-		ImageID: e.ImageID, ParentID: e.ParentID, PublishedAt: e.PublishedAt, CreatedAt: e.CreatedAt,
-		UpdatedAt: e.UpdatedAt, Venues: ne.Venues, Organizers: ne.Organizers, Categories: ne.Categories,
-		Tags: ne.Tags}
+	*Event
+	Venues     []uint64 `json:"venues"`
+	Organizers []uint64 `json:"organizers"`
+	Categories []uint64 `json:"categories"`
+	Tags       []uint64 `json:"tags"`
 }
 
 // insertEvents runs insertEventsSQL for events and sets the ID of each it inserted (0 for a taken slug).
@@ -206,7 +169,8 @@ func (s *Store) insertEvents(events []*NewEvent) error {
 	bySlug := make(map[string]*Event, len(events))
 	for i, ne := range events {
 		ne.Event.ID = 0
-		rows[i] = newInsertedEvent(ne)
+		rows[i] = insertedEvent{Event: ne.Event, Venues: ne.Venues, Organizers: ne.Organizers,
+			Categories: ne.Categories, Tags: ne.Tags}
 		bySlug[ne.Event.Slug] = ne.Event
 	}
 	batch, err := json.Marshal(rows)
