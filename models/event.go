@@ -55,6 +55,11 @@ type Event struct {
 	Organizers []Organizer `gorm:"many2many:event_organizers" json:"-"`
 	Categories []Category  `gorm:"many2many:event_categories" json:"-"`
 	Tags       []Tag       `gorm:"many2many:event_tags" json:"-"`
+
+	// links are the event's link rows when the statement that read the event read them too (linksRead): see
+	// selectEvents. LoadEventLinks reads them for the events that came without.
+	links     []linkRow
+	linksRead bool
 }
 
 // EventVenue links an event to a venue; Position keeps the order the venues were given in.
@@ -119,7 +124,7 @@ func (s *Store) EventBySlug(slug string) (*Event, error) {
 }
 
 func (s *Store) findEvent(cond string, arg any) (*Event, error) {
-	events, err := scanEvents(s.db.Raw(selectEvents+" WHERE "+cond+" LIMIT 1", arg))
+	events, err := scanEvents(s.db.Raw(s.selectEvents()+" WHERE "+cond+" LIMIT 1", arg))
 	if err != nil {
 		return nil, err
 	}

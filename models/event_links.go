@@ -3,6 +3,7 @@ package models
 import (
 	"cmp"
 	"database/sql"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,23 +151,22 @@ type recordKey struct {
 }
 
 // LoadEventLinks fills the Venues and Organizers (in the order they were given, with their images), Categories
-// and Tags (by name, as WordPress returns terms) of the events, whatever their number, in two queries: which
-// records each event links to, then those records, except the ones remembered at the data version the request is
-// answered at (see VersionMemo). A page of events shares a few venues, organizers and terms, which a calendar
-// serves again and again, and the link rows alone are a fraction of the work of reading the records with them.
+// and Tags (by name, as WordPress returns terms) of the events, whatever their number: which records each event
+// links to (read with the events by selectEvents, else in one query), then those records in one query, except the
+// ones remembered at the data version the request is answered at (see VersionMemo). A page of events shares a few
+// venues, organizers and terms, which a calendar serves again and again, and the link rows alone are a fraction of
+// the work of reading the records with them.
 func (s *Store) LoadEventLinks(events []Event) error {
 	if len(events) == 0 {
 		return nil
 	}
-	ids := make([]uint64, len(events))
 	index := make(map[uint64]*Event, len(events))
 	for i := range events {
 		e := &events[i]
-		ids[i] = e.ID
 		index[e.ID] = e
 		e.Venues, e.Organizers, e.Categories, e.Tags = []Venue{}, []Organizer{}, []Category{}, []Tag{}
 	}
-	rows, err := s.linkRows(ids)
+	rows, err := s.eventLinkRows(events)
 	if err != nil {
 		return err
 	}
@@ -206,7 +206,71 @@ func compareTerms(keyA string, idA uint64, keyB string, idB uint64) int {
 	return cmp.Compare(idA, idB)
 }
 
-// linkRows reads the link rows of the events, by event and then kind and position.
+// eventLinkRows returns the link rows of the events, by event and then kind and position: those read with the
+// events, and the others' from the link tables.
+func (s *Store) eventLinkRows(events []Event) ([]linkRow, error) {
+	var rows []linkRow
+	var unread []uint64
+	for i := range events {
+		if events[i].linksRead {
+			rows = append(rows, events[i].links...)
+		} else {
+			unread = append(unread, events[i].ID)
+		}
+	}
+	if len(unread) > 0 {
+		read, err := s.linkRows(unread)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, read...)
+	}
+	slices.SortFunc(rows, func(a, b linkRow) int {
+		if c := cmp.Compare(a.eventID, b.eventID); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.key.kind, b.key.kind); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.position, b.position)
+	})
+	return rows, nil
+}
+
+// readLinkLists sets e's link rows from the four lists selectEvents reads (NULL: no link of that kind).
+func (e *Event) readLinkLists(venues, organizers, categories, tags *string) error {
+	e.links, e.linksRead = e.links[:0], true
+	for _, list := range []struct {
+		kind       string
+		text       *string
+		positioned bool
+	}{{"v", venues, true}, {"o", organizers, true}, {"c", categories, false}, {"t", tags, false}} {
+		if list.text == nil {
+			continue
+		}
+		for item := range strings.SplitSeq(*list.text, ",") {
+			r := linkRow{eventID: e.ID, key: recordKey{kind: list.kind}}
+			id := item
+			if list.positioned {
+				position, rest, ok := strings.Cut(item, ":")
+				n, err := strconv.Atoi(position)
+				if !ok || err != nil {
+					return fmt.Errorf("models: link list %q of event %d", *list.text, e.ID)
+				}
+				r.position, id = n, rest
+			}
+			n, err := strconv.ParseUint(id, 10, 64)
+			if err != nil {
+				return fmt.Errorf("models: link list %q of event %d", *list.text, e.ID)
+			}
+			r.key.id = n
+			e.links = append(e.links, r)
+		}
+	}
+	return nil
+}
+
+// linkRows reads the link rows of the events with these IDs, by event and then kind and position.
 func (s *Store) linkRows(ids []uint64) ([]linkRow, error) {
 	return scanAll(s.db.Raw(eventLinkRowsSQL, map[string]any{"ids": ids}), func(rows *sql.Rows, r *linkRow) error {
 		return rows.Scan(&r.key.kind, &r.eventID, &r.position, &r.key.id)

@@ -37,19 +37,19 @@ func TestAnEventListTakesTheSameQueriesWhateverItsSize(t *testing.T) {
 	if one != fifty {
 		t.Fatalf("per_page=1 takes %d queries, per_page=50 takes %d", one, fifty)
 	}
-	if fifty > 6 {
-		t.Fatalf("a list takes %d queries, more than 6", fifty)
+	if fifty > 5 {
+		t.Fatalf("a list takes %d queries, more than 5", fifty)
 	}
 	n.Store(0)
 	app.Get("/events/1").ExpectStatus(t, http.StatusOK)
-	if single := n.Load(); single > 5 {
+	if single := n.Load(); single > 4 {
 		t.Fatalf("a single read takes %d queries", single)
 	}
 }
 
-// TestAFilteredEventListStaysWithinSixQueries proves that filtering by categories, tags, venue and organizer
+// TestAFilteredEventListStaysWithinFiveQueries proves that filtering by categories, tags, venue and organizer
 // together costs one query to resolve them all, whatever their number.
-func TestAFilteredEventListStaysWithinSixQueries(t *testing.T) {
+func TestAFilteredEventListStaysWithinFiveQueries(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
@@ -65,8 +65,8 @@ func TestAFilteredEventListStaysWithinSixQueries(t *testing.T) {
 	if body["total"] != float64(1) {
 		t.Fatalf("the filtered list is %v", body)
 	}
-	if q := n.Load(); q > 6 {
-		t.Fatalf("a list filtered by every kind of record took %d queries, more than 6", q)
+	if q := n.Load(); q > 5 {
+		t.Fatalf("a list filtered by every kind of record took %d queries, more than 5", q)
 	}
 }
 
