@@ -28,21 +28,29 @@ type scenario struct {
 	wantStatus int
 	// connections, when set, replaces the run's connection count (for answers too large to ask for 32 at a time).
 	connections int
+	// write marks a scenario that changes data (issue 8's 75% at 1,000,000 events is asked of reads only).
+	write bool
 }
 
 // Result holds the figures of one scenario.
 type Result struct {
-	Scenario      string         `json:"scenario"`
-	Requests      int64          `json:"requests"`
-	Errors        int64          `json:"errors"`
-	Seconds       float64        `json:"seconds"`
-	RPS           float64        `json:"requests_per_second"`
-	P50ms         float64        `json:"p50_ms"`
-	P99ms         float64        `json:"p99_ms"`
-	RatioToStatic float64        `json:"ratio_to_static"`
-	Statuses      map[int]int64  `json:"statuses"`
-	Target        *TargetFigures `json:"target,omitempty"`
-	Met           *bool          `json:"met,omitempty"`
+	Scenario string  `json:"scenario"`
+	Requests int64   `json:"requests"`
+	Errors   int64   `json:"errors"`
+	Seconds  float64 `json:"seconds"`
+	RPS      float64 `json:"requests_per_second"`
+	P50ms    float64 `json:"p50_ms"`
+	P99ms    float64 `json:"p99_ms"`
+	// MeanBytes is the mean size of the measured answers' bodies: how much a scenario's answer grows with the data
+	// set (the events of a category at a venue do; a page of the list does not) is part of what its speed measures.
+	MeanBytes     float64 `json:"mean_body_bytes"`
+	RatioToStatic float64 `json:"ratio_to_static"`
+	Write         bool    `json:"write,omitempty"`
+	// Kept is the throughput as a share of the same scenario's in the run given to -compare.
+	Kept     *float64       `json:"kept,omitempty"`
+	Statuses map[int]int64  `json:"statuses"`
+	Target   *TargetFigures `json:"target,omitempty"`
+	Met      *bool          `json:"met,omitempty"`
 }
 
 // TargetFigures are issue 8's figures for a scenario.
@@ -85,6 +93,7 @@ func (g *loadGenerator) run(ctx context.Context, sc scenario) Result {
 		latencies []time.Duration
 		statuses  = map[int]int64{}
 		errors    int64
+		bodyBytes int64
 		wg        sync.WaitGroup
 	)
 	ctx, cancel := context.WithTimeout(ctx, g.warmup+g.duration)
@@ -102,11 +111,11 @@ func (g *loadGenerator) run(ctx context.Context, sc scenario) Result {
 			defer wg.Done()
 			local := make([]time.Duration, 0, 1<<14)
 			localStatus := map[int]int64{}
-			var localErrors int64
+			var localErrors, localBytes int64
 			for i := 0; ctx.Err() == nil; i++ {
 				r := sc.next(worker, i)
 				start := time.Now()
-				status, err := g.send(ctx, r)
+				status, size, err := g.send(ctx, r)
 				elapsed := time.Since(start)
 				if ctx.Err() != nil || !measuring.Load() {
 					continue
@@ -114,6 +123,7 @@ func (g *loadGenerator) run(ctx context.Context, sc scenario) Result {
 				measuredOnce.Do(func() { measuredFrom = start })
 				local = append(local, elapsed)
 				localStatus[status]++
+				localBytes += size
 				if err != nil || status != want {
 					localErrors++
 				}
@@ -124,6 +134,7 @@ func (g *loadGenerator) run(ctx context.Context, sc scenario) Result {
 				statuses[k] += v
 			}
 			errors += localErrors
+			bodyBytes += localBytes
 			mu.Unlock()
 		}(w)
 	}
@@ -133,23 +144,26 @@ func (g *loadGenerator) run(ctx context.Context, sc scenario) Result {
 		seconds = time.Since(measuredFrom).Seconds()
 	}
 	slices.Sort(latencies)
-	res := Result{Scenario: sc.name, Requests: int64(len(latencies)), Errors: errors, Seconds: seconds, Statuses: statuses}
+	res := Result{Scenario: sc.name, Requests: int64(len(latencies)), Errors: errors, Seconds: seconds, Statuses: statuses,
+		Write: sc.write}
 	if len(latencies) > 0 {
 		res.RPS = float64(len(latencies)) / seconds
 		res.P50ms = percentile(latencies, 0.50)
 		res.P99ms = percentile(latencies, 0.99)
+		res.MeanBytes = float64(bodyBytes) / float64(len(latencies))
 	}
 	return res
 }
 
-func (g *loadGenerator) send(ctx context.Context, r request) (int, error) {
+// send sends r and returns the answer's status and body size.
+func (g *loadGenerator) send(ctx context.Context, r request) (int, int64, error) {
 	var body io.Reader
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, g.base+r.path, body)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if r.body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -159,11 +173,11 @@ func (g *loadGenerator) send(ctx context.Context, r request) (int, error) {
 	}
 	res, err := g.client.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	_, err = io.Copy(io.Discard, res.Body)
+	size, err := io.Copy(io.Discard, res.Body)
 	_ = res.Body.Close()
-	return res.StatusCode, err
+	return res.StatusCode, size, err
 }
 
 func percentile(sorted []time.Duration, p float64) float64 {

@@ -48,6 +48,7 @@ type options struct {
 	only        string
 	keep        bool
 	reuse       bool
+	compare     string
 	serveStatic string
 	addr        string
 }
@@ -64,6 +65,7 @@ func main() {
 	flag.StringVar(&o.only, "only", "", "comma-separated scenario names to run (default all)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the benchmark database afterwards")
 	flag.BoolVar(&o.reuse, "reuse", false, "reuse the kept database of an earlier run with -keep (skips seeding)")
+	flag.StringVar(&o.compare, "compare", "", "JSON results of an earlier run (say, at 100,000 events) to print each scenario's throughput against")
 	flag.StringVar(&o.serveStatic, "serve-static", "", "internal: serve this file's bytes as the static baseline")
 	flag.StringVar(&o.addr, "addr", "", "internal: address for -serve-static")
 	flag.Parse()
@@ -124,7 +126,7 @@ func runBench(ctx context.Context, o options) error {
 	gen := newLoadGenerator("", o.connections, o.warmup, o.duration)
 	log.Printf("measuring the static-bytes baseline (%d bytes)", static.size)
 	gen.base = static.base
-	baseline := gen.run(ctx, scenario{name: "static bytes", next: func(int, int) request { return request{method: "GET", path: "/"} }})
+	baseline := gen.run(ctx, scenario{name: staticScenario, next: func(int, int) request { return request{method: "GET", path: "/"} }})
 
 	gen.base = base
 	results := []Result{baseline}
@@ -151,9 +153,17 @@ func runBench(ctx context.Context, o options) error {
 	report := Report{Database: o.db, Settings: su.settings, Events: o.events, SeedSeconds: su.seeded.Seconds(),
 		Connections: o.connections, Seconds: o.duration.Seconds(), PeakRSSMB: float64(peak) / 1024, Results: results,
 		When: time.Now().UTC().Format(time.RFC3339)}
+	if o.compare != "" {
+		if err := report.compareWith(o.compare); err != nil {
+			return err
+		}
+	}
 	printReport(os.Stdout, report)
 	return writeJSON(o.out, report)
 }
+
+// staticScenario names the static-bytes baseline among the results.
+const staticScenario = "static bytes"
 
 // Report is everything one run measured.
 type Report struct {
@@ -166,6 +176,33 @@ type Report struct {
 	PeakRSSMB   float64  `json:"server_peak_rss_mb"`
 	When        string   `json:"when"`
 	Results     []Result `json:"results"`
+	// ComparedWith describes the earlier run of -compare, whose throughput each result's Kept is a share of.
+	ComparedWith string `json:"compared_with,omitempty"`
+}
+
+// minKept is the share of its throughput at 100,000 events that every read scenario keeps at 1,000,000 (issue 8).
+const minKept = 0.75
+
+// compareWith sets each result's Kept: its throughput as a share of the same scenario's in the run of path.
+func (r *Report) compareWith(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var earlier Report
+	if err := json.Unmarshal(b, &earlier); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	r.ComparedWith = fmt.Sprintf("%s, %d events", earlier.Database, earlier.Events)
+	for i := range r.Results {
+		for _, e := range earlier.Results {
+			if e.Scenario == r.Results[i].Scenario && e.RPS > 0 {
+				kept := r.Results[i].RPS / e.RPS
+				r.Results[i].Kept = &kept
+			}
+		}
+	}
+	return nil
 }
 
 // targets are the figures issue 8 asks for at 100,000 events on PostgreSQL.
@@ -187,7 +224,11 @@ func printReport(w io.Writer, r Report) {
 	fmt.Fprintf(w, "\n%s (%s), %d events (%s), %d connections, %.0fs per scenario, server peak RSS %.1f MB\n\n",
 		r.Database, r.Settings, r.Events, seeded, r.Connections, r.Seconds, r.PeakRSSMB)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\treq/s\tp50 ms\tp99 ms\terrors\tvs static\ttarget\t")
+	kept := ""
+	if r.ComparedWith != "" {
+		kept = "\tkept of " + r.ComparedWith
+	}
+	fmt.Fprintln(tw, "scenario\treq/s\tp50 ms\tp99 ms\terrors\tvs static\tKB/answer\ttarget"+kept+"\t")
 	for _, res := range r.Results {
 		target := ""
 		if res.Target != nil {
@@ -201,10 +242,23 @@ func printReport(w io.Writer, r Report) {
 		if res.RPS < 10 {
 			rps = fmt.Sprintf("%.2f", res.RPS) // a few large answers a second
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%d\t%.3f\t%s\t\n", res.Scenario, rps, res.P50ms, res.P99ms,
-			res.Errors, res.RatioToStatic, target)
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%d\t%.3f\t%.1f\t%s%s\t\n", res.Scenario, rps, res.P50ms, res.P99ms,
+			res.Errors, res.RatioToStatic, res.MeanBytes/1024, target, res.keptColumn(r.ComparedWith != ""))
 	}
 	_ = tw.Flush()
+}
+
+// keptColumn is the result's cell of the -compare column: its share, marked when a read keeps less than minKept.
+func (res Result) keptColumn(compared bool) string {
+	switch {
+	case !compared:
+		return ""
+	case res.Kept == nil:
+		return "\t"
+	case !res.Write && res.Scenario != staticScenario && *res.Kept < minKept:
+		return fmt.Sprintf("\t%.0f%% (reads keep %.0f%%) BELOW", *res.Kept*100, minKept*100)
+	}
+	return fmt.Sprintf("\t%.0f%%", *res.Kept*100)
 }
 
 func writeJSON(path string, v any) error {
@@ -420,7 +474,7 @@ func scenarios(f fixtures, token string) []scenario {
 		{name: "categories list", next: func(int, int) request { return get("/categories") }},
 		// A feed of the three seeded years is 10,000 events (the cap), about 7 MB: four clients fetch it at a time.
 		{name: "ical feed (4 conns)", connections: 4, next: func(int, int) request { return get("/events.ics?" + feedWindow) }},
-		{name: "create event linked", wantStatus: http.StatusCreated, next: func(w, i int) request {
+		{name: "create event linked", wantStatus: http.StatusCreated, write: true, next: func(w, i int) request {
 			n := addInt64(&created, 1)
 			body, _ := json.Marshal(map[string]any{
 				"title":      fmt.Sprintf("Benchmark event %s %d", run, n),
@@ -434,12 +488,12 @@ func scenarios(f fixtures, token string) []scenario {
 			})
 			return request{method: "POST", path: "/events", body: body, token: token}
 		}},
-		{name: "update event", next: func(w, i int) request {
+		{name: "update event", write: true, next: func(w, i int) request {
 			id := f.eventIDs[pick(w, len(f.eventIDs))]
 			body, _ := json.Marshal(map[string]any{"title": fmt.Sprintf("Updated %d-%d", w, i), "featured": i%2 == 0})
 			return request{method: "POST", path: "/events/" + strconv.FormatUint(id, 10), body: body, token: token}
 		}},
-		{name: "delete event", next: func(int, int) request {
+		{name: "delete event", write: true, next: func(int, int) request {
 			return request{method: "DELETE", path: "/events/" + strconv.FormatUint(nextDelete(), 10), token: token}
 		}},
 	}
