@@ -278,7 +278,7 @@ func (s *Store) linkRows(ids []uint64) ([]linkRow, error) {
 }
 
 // linkedRecords returns the records the rows link to: those remembered at the data version the request is
-// answered at from the memo, the others read in one query (eventRefsSQL by IDs) and remembered.
+// answered at from the memo, the others read in one query (linkedRecordsSQL) and remembered.
 func (s *Store) linkedRecords(rows []linkRow) (map[recordKey]eventLink, error) {
 	version, known := VersionIn(s.db.Statement.Context)
 	records := make(map[recordKey]eventLink, len(rows))
@@ -300,10 +300,9 @@ func (s *Store) linkedRecords(rows []linkRow) (map[recordKey]eventLink, error) {
 	if len(missing) == 0 {
 		return records, nil
 	}
-	read, err := scanEventLinks(s.db.Raw(eventRefsSQL, map[string]any{
+	read, err := scanEventLinks(s.db.Raw(linkedRecordsSQL, map[string]any{
 		"venues": nonEmptyIDs(missing["v"]), "organizers": nonEmptyIDs(missing["o"]),
-		"cat_ids": nonEmptyIDs(missing["c"]), "cat_slugs": nonEmpty(nil), "cat_keys": nonEmpty(nil),
-		"tag_ids": nonEmptyIDs(missing["t"]), "tag_slugs": nonEmpty(nil), "tag_keys": nonEmpty(nil),
+		"categories": nonEmptyIDs(missing["c"]), "tags": nonEmptyIDs(missing["t"]),
 	}))
 	if err != nil {
 		return nil, err

@@ -28,18 +28,31 @@ type foundTerms struct {
 }
 
 // eventRefsSQL reads, in one statement, the venues and organizers with these IDs (with their images) and the
-// categories and tags named by ID, slug or name key (with their current counts). Its rows are eventLinks without an event (0). Event lists read their linked records with it too.
-var eventRefsSQL = `SELECT 'v' AS kind, 0 AS event_id, 0 AS position, ` + venueLinkColumns + `
-	FROM venues v LEFT JOIN images i ON i.id = v.image_id WHERE v.id IN @venues
-UNION ALL
-SELECT 'o', 0, 0, ` + organizerLinkColumns + `
-	FROM organizers o LEFT JOIN images i ON i.id = o.image_id WHERE o.id IN @organizers
+// categories and tags named by ID, slug or name key (with their current counts). Its rows are eventLinks without
+// an event (0).
+var eventRefsSQL = venuesAndOrganizersSQL + `
 UNION ALL
 SELECT 'c', 0, 0, ` + categoryLinkColumns + `
 	FROM categories c WHERE c.id IN @cat_ids OR c.slug IN @cat_slugs OR c.name_key IN @cat_keys
 UNION ALL
 SELECT 't', 0, 0, ` + tagLinkColumns + `
 	FROM tags t WHERE t.id IN @tag_ids OR t.slug IN @tag_slugs OR t.name_key IN @tag_keys`
+
+// linkedRecordsSQL is eventRefsSQL for records named by ID alone, as the link rows of events name them: every
+// branch reads its table by primary key, where the slug and name alternatives had PostgreSQL scan all the tags and
+// plan a larger statement.
+var linkedRecordsSQL = venuesAndOrganizersSQL + `
+UNION ALL
+SELECT 'c', 0, 0, ` + categoryLinkColumns + ` FROM categories c WHERE c.id IN @categories
+UNION ALL
+SELECT 't', 0, 0, ` + tagLinkColumns + ` FROM tags t WHERE t.id IN @tags`
+
+// venuesAndOrganizersSQL is the first two branches of eventRefsSQL and linkedRecordsSQL.
+var venuesAndOrganizersSQL = `SELECT 'v' AS kind, 0 AS event_id, 0 AS position, ` + venueLinkColumns + `
+	FROM venues v LEFT JOIN images i ON i.id = v.image_id WHERE v.id IN @venues
+UNION ALL
+SELECT 'o', 0, 0, ` + organizerLinkColumns + `
+	FROM organizers o LEFT JOIN images i ON i.id = o.image_id WHERE o.id IN @organizers`
 
 // FindEventRefs reads every record refs name, in one statement (nothing when refs name nothing). Categories or
 // tags whose refs do not parse are not looked up: their resolver reports the error.
