@@ -317,9 +317,22 @@ func (s *Store) linkedRecords(rows []linkRow) (map[recordKey]eventLink, error) {
 	return records, nil
 }
 
-// EventTermLinks returns what the event contributes to term counts as it is stored now.
+// EventTermLinks returns what the event contributes to term counts as it is stored now: from the link rows read
+// with the event (selectEvents) when it came with them, else from the link tables. A write that needs them current
+// reads the event after locking it (a statement of its own sees every write committed before it).
 func (s *Store) EventTermLinks(e *Event) (TermLinks, error) {
 	links := TermLinks{Published: e.Status == StatusPublish}
+	if e.linksRead {
+		for _, r := range e.links {
+			switch r.key.kind {
+			case "c":
+				links.Categories = append(links.Categories, r.key.id)
+			case "t":
+				links.Tags = append(links.Tags, r.key.id)
+			}
+		}
+		return links, nil
+	}
 	if err := s.db.Model(&EventCategory{}).Where("event_id = ?", e.ID).Pluck("category_id", &links.Categories).Error; err != nil {
 		return links, err
 	}
