@@ -69,7 +69,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("unknown command %q (serve, migrate or users)", command)
 	}
 
-	store, err := models.Open(cfg.Database.Driver, cfg.Database.DSN)
+	store, err := models.Open(cfg.Database.Driver, cfg.Database.DSN, cfg.DBMaxConns)
 	if err != nil {
 		return fmt.Errorf("opening the %s database: %w", cfg.Database.Driver, err)
 	}

@@ -304,7 +304,7 @@ func freshDatabase(ctx context.Context, o options, root string) (string, func(),
 		}
 		return "sqlite:" + file, remove, nil
 	case "postgres":
-		admin, err := models.Open(models.Postgres, o.pgAdmin)
+		admin, err := models.Open(models.Postgres, o.pgAdmin, 0)
 		if err != nil {
 			return "", nil, err
 		}
@@ -347,7 +347,7 @@ func prepare(ctx context.Context, o options, dbURL string) (su setup, err error)
 	if strings.HasPrefix(dbURL, "sqlite:") {
 		driver, dsn = models.SQLite, strings.TrimPrefix(dbURL, "sqlite:")
 	}
-	store, err := models.Open(driver, dsn)
+	store, err := models.Open(driver, dsn, 0)
 	if err != nil {
 		return su, err
 	}

@@ -21,6 +21,8 @@ type Config struct {
 	Addr string
 	// Database says which database to use.
 	Database Database
+	// DBMaxConns bounds the database connections the service opens; 0 lets the store choose (models.Open).
+	DBMaxConns int
 	// BaseURL is the public base URL used for absolute links; nil means "from the request".
 	BaseURL *url.URL
 	// Prefix is the route prefix in front of the namespace, e.g. "/wp-json"; empty by default.
@@ -88,6 +90,18 @@ var settings = []setting{
 		db, err := ParseDatabaseURL(v)
 		c.Database = db
 		return err
+	}},
+	{"CALENDAR_DB_MAX_CONNS", "db-max-conns", "auto", "most database connections open at once (auto: twice the CPUs the service may use, at least 4)", func(c *Config, v string) error {
+		if v == "auto" {
+			c.DBMaxConns = 0
+			return nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			return errors.New("must be auto or an integer between 1 and 1000")
+		}
+		c.DBMaxConns = n
+		return nil
 	}},
 	{"CALENDAR_BASE_URL", "base-url", "", "public base URL for absolute links (default: from the request)", func(c *Config, v string) error {
 		if v == "" {

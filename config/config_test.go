@@ -19,7 +19,7 @@ func TestDefaults(t *testing.T) {
 	}
 	if c.Addr != ":8080" || c.Database != (Database{Driver: "sqlite", DSN: "calendar.db"}) || c.BaseURL != nil ||
 		c.Prefix != "" || c.TimezoneName != "UTC" || c.MaxPerPage != 50 || !c.Geolocation || c.GeoRadius != 25 ||
-		c.GeoUnit != "miles" || len(c.CORSOrigins) != 0 || c.LogFormat != "json" || c.ICalMaxEvents != 10000 {
+		c.GeoUnit != "miles" || len(c.CORSOrigins) != 0 || c.LogFormat != "json" || c.ICalMaxEvents != 10000 || c.DBMaxConns != 0 {
 		t.Fatalf("defaults: %+v", c)
 	}
 	if c.APIRoot() != "/calendar/events/v1" {
@@ -73,6 +73,7 @@ func TestInvalidValuesNameTheirVariable(t *testing.T) {
 		"CALENDAR_CURRENCY_POSITION": "middle",
 		"CALENDAR_SHUTDOWN_TIMEOUT":  "soon",
 		"CALENDAR_ICAL_MAX_EVENTS":   "0",
+		"CALENDAR_DB_MAX_CONNS":      "0",
 	}
 	for name, value := range cases {
 		_, err := load(t, map[string]string{name: value})
@@ -84,6 +85,14 @@ func TestInvalidValuesNameTheirVariable(t *testing.T) {
 		if _, err := load(t, map[string]string{"CALENDAR_ICAL_MAX_EVENTS": v}); err == nil {
 			t.Errorf("CALENDAR_ICAL_MAX_EVENTS=%s was accepted", v)
 		}
+	}
+	for _, v := range []string{"-1", "many", "1001", "2.5"} {
+		if _, err := load(t, map[string]string{"CALENDAR_DB_MAX_CONNS": v}); err == nil {
+			t.Errorf("CALENDAR_DB_MAX_CONNS=%s was accepted", v)
+		}
+	}
+	if c, err := load(t, map[string]string{"CALENDAR_DB_MAX_CONNS": "12"}); err != nil || c.DBMaxConns != 12 {
+		t.Errorf("CALENDAR_DB_MAX_CONNS=12: %d, %v", c.DBMaxConns, err)
 	}
 	if c, err := load(t, nil, "-ical-max-events", "25"); err != nil || c.ICalMaxEvents != 25 {
 		t.Errorf("-ical-max-events 25: %d, %v", c.ICalMaxEvents, err)

@@ -14,7 +14,7 @@ import (
 // migratedSQLite returns a store on a new, migrated SQLite file that is closed when the test ends.
 func migratedSQLite(t *testing.T) *Store {
 	t.Helper()
-	s, err := Open(SQLite, filepath.Join(t.TempDir(), "test.db"))
+	s, err := Open(SQLite, filepath.Join(t.TempDir(), "test.db"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestPostgreSQLSessionsPlanWithoutParallelWorkers(t *testing.T) {
 	if url == "" {
 		t.Skip("CALENDAR_TEST_DATABASE_URL is not set")
 	}
-	s, err := Open(Postgres, url)
+	s, err := Open(Postgres, url, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

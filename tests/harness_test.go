@@ -101,7 +101,7 @@ func (a *App) Twin() *App {
 
 func startApp(t *testing.T, cfg config.Config, migrate bool) *App {
 	t.Helper()
-	store, err := models.Open(cfg.Database.Driver, cfg.Database.DSN)
+	store, err := models.Open(cfg.Database.Driver, cfg.Database.DSN, cfg.DBMaxConns)
 	if err != nil {
 		t.Fatalf("opening the database: %v", err)
 	}
