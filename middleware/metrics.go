@@ -38,7 +38,7 @@ func NewMetrics(db *sql.DB) *Metrics {
 	return m
 }
 
-// WatchCache exports the response cache's hit and miss counts.
+// WatchCache exports the response cache's hit and miss counts and its size.
 func (m *Metrics) WatchCache(r *Responses) {
 	m.registry.MustRegister(
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
@@ -46,7 +46,13 @@ func (m *Metrics) WatchCache(r *Responses) {
 		}, func() float64 { h, _ := r.Stats(); return float64(h) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "calendar_response_cache_misses_total", Help: "Anonymous GET answers built by their handler.",
-		}, func() float64 { _, m := r.Stats(); return float64(m) }))
+		}, func() float64 { _, m := r.Stats(); return float64(m) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "calendar_response_cache_answers", Help: "Answers the response cache holds.",
+		}, func() float64 { n, _ := r.Size(); return float64(n) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "calendar_response_cache_bytes", Help: "Weight of the answers the response cache holds (compressed).",
+		}, func() float64 { _, b := r.Size(); return float64(b) }))
 }
 
 // Middleware records each request under its route pattern (never the raw path, so labels stay bounded).

@@ -341,6 +341,8 @@ func New(app *controllers.App) http.Handler {
 		handlers := []gin.HandlerFunc{rr.handler()}
 		if rr.method == http.MethodGet {
 			handlers = append([]gin.HandlerFunc{responses.For(rr.clock(), rr.streams())}, handlers...)
+		} else {
+			handlers = append([]gin.HandlerFunc{responses.Writes()}, handlers...)
 		}
 		if len(rr.variants) > 1 {
 			handlers = append([]gin.HandlerFunc{rr.pick}, handlers...)

@@ -122,6 +122,46 @@ func TestMetricsCountResponseCacheHitsAndMisses(t *testing.T) {
 	}
 }
 
+// cachedAnswers reads how many answers the response cache holds from /metrics.
+func cachedAnswers(t *testing.T, app *App) int {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^calendar_response_cache_answers (\d+)$`).FindStringSubmatch(string(app.Get("//metrics").Body))
+	if m == nil {
+		t.Fatal("/metrics lacks calendar_response_cache_answers")
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+func TestAWriteEmptiesTheResponseCacheOnEveryInstance(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	admin := app.Token(models.RoleAdministrator)
+	for _, path := range []string{"/categories", "/tags", "/events"} {
+		app.Get(path).ExpectStatus(t, http.StatusOK)
+	}
+	if n := cachedAnswers(t, app); n < 3 {
+		t.Fatalf("three anonymous reads left %d answers in the cache", n)
+	}
+	app.Do(Request{Method: http.MethodPost, Path: "/categories", Token: admin, Body: map[string]any{"name": "Jazz"}}).
+		ExpectStatus(t, http.StatusCreated)
+	if n := cachedAnswers(t, app); n != 0 {
+		t.Fatalf("the cache holds %d answers after a write; none can be asked for again", n)
+	}
+	if got := len(app.Get("/categories?hide_empty=false").ExpectStatus(t, http.StatusOK).JSON(t)["categories"].([]any)); got != 1 {
+		t.Fatalf("the list after the write holds %d categories, want 1", got)
+	}
+	twin := app.Twin()
+	twin.Do(Request{Method: http.MethodPost, Path: "/tags", Token: admin, Body: map[string]any{"name": "Outdoor"}}).
+		ExpectStatus(t, http.StatusCreated)
+	if got := len(app.Get("/tags?hide_empty=false").ExpectStatus(t, http.StatusOK).JSON(t)["tags"].([]any)); got != 1 {
+		t.Fatalf("the first instance lists %d tags after the second one's write, want 1", got)
+	}
+	if n := cachedAnswers(t, app); n != 1 {
+		t.Fatalf("after another instance's write and one read the cache holds %d answers, want that read's alone", n)
+	}
+}
+
 func TestReadinessFailsWhenTheDatabaseIsGone(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
