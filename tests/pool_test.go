@@ -16,18 +16,24 @@ import (
 // request holds one connection and waits for a second. These tests serve every kind of request through a pool of
 // one connection: a request that needed two at once would wait for ever, and fail here at its deadline.
 
-// doWithin sends r and fails the test if the answer takes longer than a generous deadline.
+// within runs fn and fails the test if it has not returned after a generous deadline.
+func within(t *testing.T, what string, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s got no answer in 20 s: it waits for a second database connection", what)
+	}
+}
+
+// doWithin sends r and fails the test if the answer takes longer than within allows.
 func (a *App) doWithin(t *testing.T, r Request) *Response {
 	t.Helper()
-	done := make(chan *Response, 1)
-	go func() { done <- a.Do(r) }()
-	select {
-	case res := <-done:
-		return res
-	case <-time.After(20 * time.Second):
-		t.Fatalf("%s %s got no answer in 20 s: it waits for a second database connection", cmp.Or(r.Method, "GET"), r.Path)
-		return nil
-	}
+	var res *Response
+	within(t, cmp.Or(r.Method, "GET")+" "+r.Path, func() { res = a.Do(r) })
+	return res
 }
 
 func TestThePoolIsTwiceTheCPUsUnlessConfigured(t *testing.T) {
@@ -67,22 +73,16 @@ func TestEveryKindOfRequestIsServedThroughOneConnection(t *testing.T) {
 	path := eventPath(event)
 
 	// Creates at once: they share the insert batch, which takes the one connection after their lookups.
-	var wg sync.WaitGroup
-	for i := range 6 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			app.Do(Request{Method: http.MethodPost, Path: "/events", Token: admin, Body: eventBody(
-				fmt.Sprintf("Pool concert %d", i), 4, "venue", venue["id"], "categories", []string{"jazz"})})
-		}()
-	}
-	waited := make(chan struct{})
-	go func() { wg.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-time.After(20 * time.Second):
-		t.Fatal("six concurrent creates got no answer in 20 s")
-	}
+	within(t, "six concurrent creates", func() {
+		var wg sync.WaitGroup
+		for i := range 6 {
+			wg.Go(func() {
+				app.Do(Request{Method: http.MethodPost, Path: "/events", Token: admin, Body: eventBody(
+					fmt.Sprintf("Pool concert %d", i), 4, "venue", venue["id"], "categories", []string{"jazz"})})
+			})
+		}
+		wg.Wait()
+	})
 
 	if got := get(path).JSON(t)["title"]; got != "Pool jazz night" {
 		t.Fatalf("the event reads back titled %v", got)
