@@ -173,8 +173,8 @@ func (s *Store) on(db *gorm.DB) *Store {
 
 // memos are what a store remembers at the data version a request is answered at (see VersionMemo).
 type memos struct {
-	refs    *VersionMemo[string, []uint64]     // what each list filter ref resolved to (ResolveListRefs)
-	records *VersionMemo[recordKey, eventLink] // the venues, organizers and terms lists embed (LoadEventLinks)
+	refs    *VersionMemo[string, []uint64]      // what each list filter ref resolved to (ResolveListRefs)
+	records *VersionMemo[recordKey, *eventLink] // the venues, organizers and terms lists embed (LoadEventLinks)
 }
 
 // The memos' sizes: at most refMemoSize resolved refs, and recordMemoSize records of about a kilobyte each.
@@ -185,7 +185,7 @@ const (
 
 func newMemos() *memos {
 	return &memos{refs: NewVersionMemo[string, []uint64](refMemoSize),
-		records: NewVersionMemo[recordKey, eventLink](recordMemoSize)}
+		records: NewVersionMemo[recordKey, *eventLink](recordMemoSize)}
 }
 
 // ErrNeedsTransaction is what a store made by ReadOnly answers to a write.
