@@ -310,7 +310,8 @@ func (s *Store) linkedRecords(rows []linkRow) (map[recordKey]*eventLink, error) 
 		return nil, err
 	}
 	for i := range read {
-		l := &read[i]
+		l := new(eventLink) // a record of its own, so that the memo does not keep the whole slice alive
+		*l = read[i]
 		key := recordKey{l.Kind, l.ID}
 		records[key] = l
 		if known {
