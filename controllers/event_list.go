@@ -58,10 +58,15 @@ type eventListTail struct {
 	TotalPages      int    `json:"total_pages"`
 }
 
-// MarshalJSON writes the envelope with each event as EventRecord.appendJSON writes it: encoding/json would
-// validate and compact the whole list again.
+// MarshalJSON writes the envelope as appendJSON does.
 func (l EventList) MarshalJSON() ([]byte, error) {
-	buf := append(make([]byte, 0, 4096*(len(l.Events)+1)), `{"events":[`...)
+	return l.appendJSON(make([]byte, 0, 4096*(len(l.Events)+1)))
+}
+
+// appendJSON appends the envelope with each event as EventRecord.appendJSON writes it: encoding/json would
+// validate and compact the whole list again.
+func (l EventList) appendJSON(buf []byte) ([]byte, error) {
+	buf = append(buf, `{"events":[`...)
 	for i := range l.Events {
 		if i > 0 {
 			buf = append(buf, ',')
@@ -71,11 +76,13 @@ func (l EventList) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 	}
-	tail, err := json.Marshal(&l.eventListTail)
+	buf = append(buf, ']', ',')
+	n := len(buf)
+	buf, err := appendMarshaled(buf, &l.eventListTail)
 	if err != nil {
 		return nil, err
 	}
-	return append(append(buf, ']', ','), tail[1:]...), nil
+	return append(buf[:n], buf[n+1:]...), nil // the tail's fields, without its opening brace
 }
 
 // eventQuery is a list request turned into store scopes, and the effective arguments its links echo.

@@ -209,7 +209,7 @@ func (ec *EventController) read(c *gin.Context, ref eventRef, password Opt[strin
 		return err
 	}
 	setLastModified(c, eventDates(e)...)
-	return writeOwnJSON(c, http.StatusOK, shaper.record(e, true))
+	return writeEvent(c, http.StatusOK, shaper.record(e, true))
 }
 
 // readable finds the event of a single read after the reference's checks, in its order (§5.4, API.md §5–6): the
@@ -286,7 +286,7 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 	}
 	shaper := ec.shaper(ec.Site(c), Viewer{User: user})
 	c.Header("Location", shaper.RestURL(e))
-	return writeOwnJSON(c, http.StatusCreated, shaper.record(e, false))
+	return writeEvent(c, http.StatusCreated, shaper.record(e, false))
 }
 
 // createInOneStatement creates the event w describes with its reads outside any transaction and its writes in
@@ -395,7 +395,7 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 	if err != nil {
 		return err
 	}
-	return writeOwnJSON(c, http.StatusOK, ec.shaper(ec.Site(c), Viewer{User: user}).record(e, false))
+	return writeEvent(c, http.StatusOK, ec.shaper(ec.Site(c), Viewer{User: user}).record(e, false))
 }
 
 // DeleteByID handles DELETE /events/{id}.
@@ -457,5 +457,5 @@ func (ec *EventController) delete(c *gin.Context, ref eventRef, in *EventDeleteP
 	if err != nil {
 		return err
 	}
-	return writeOwnJSON(c, http.StatusOK, ec.shaper(ec.Site(c), Viewer{User: user}).record(e, false))
+	return writeEvent(c, http.StatusOK, ec.shaper(ec.Site(c), Viewer{User: user}).record(e, false))
 }

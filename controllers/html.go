@@ -98,6 +98,9 @@ func SanitizeHTML(s string) string {
 // HTML tokenizer reads as markup.
 func PlainText(s string) string {
 	t := strings.TrimSpace(cleanText(s))
+	if !hasMarkup(t) {
+		return t // what the passes below would return, without parsing (filters name terms by plain slugs)
+	}
 	for pass := 0; pass < maxPlainTextPasses; pass++ {
 		next := plainTextPass(t)
 		if next == t {
@@ -110,6 +113,10 @@ func PlainText(s string) string {
 	// result is final.
 	return strings.TrimSpace(strings.NewReplacer("<", "", "&", "").Replace(t))
 }
+
+// hasMarkup tells whether s holds anything a plainTextPass changes: a tag or an entity, or a carriage return (the
+// tokenizer turns line endings into "\n").
+func hasMarkup(s string) bool { return strings.ContainsAny(s, "<&\r") }
 
 // maxPlainTextPasses bounds PlainText's loop. Real text settles in one pass
 // (plus the one that confirms it); each further level of escaping

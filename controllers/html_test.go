@@ -238,6 +238,9 @@ func FuzzSanitizeHTML(f *testing.F) {
 		}
 
 		plain := PlainText(in)
+		if text := strings.TrimSpace(cleanText(in)); !hasMarkup(text) && plainTextPass(text) != text {
+			t.Fatalf("PlainText(%q) skips the pass that gives %q", in, plainTextPass(text))
+		}
 		if !utf8.ValidString(plain) || strings.IndexByte(plain, 0) >= 0 {
 			t.Fatalf("PlainText(%q) = %q is not clean UTF-8", in, plain)
 		}

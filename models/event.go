@@ -124,7 +124,7 @@ func (s *Store) EventBySlug(slug string) (*Event, error) {
 }
 
 func (s *Store) findEvent(cond string, arg any) (*Event, error) {
-	events, err := scanEvents(s.db.Raw(s.selectEvents()+" WHERE "+cond+" LIMIT 1", arg))
+	events, err := scanEvents(s.db.Raw(s.selectEvents()+" WHERE "+cond+" LIMIT 1", arg), 1)
 	if err != nil {
 		return nil, err
 	}

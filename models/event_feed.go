@@ -25,7 +25,7 @@ func (s *Store) EventsAfter(scopes []Scope, after *EventCursor, limit int) ([]Ev
 	if after != nil {
 		ids = ids.Where("(events.start_utc, events.id) > (?, ?)", after.StartUTC.UTC(), after.ID)
 	}
-	return s.eventsIn(ids.Limit(limit))
+	return s.eventsIn(ids.Limit(limit), limit)
 }
 
 // FeedZone summarises the events of a feed that share a time zone.

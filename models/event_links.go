@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"database/sql"
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,8 +73,8 @@ var (
 )
 
 // scanEventLinks runs query, whose columns are an eventLink's in order (eventRefsSQL), and reads its rows.
-func scanEventLinks(query *gorm.DB) ([]eventLink, error) {
-	return scanAll(query, func(rows *sql.Rows, l *eventLink) error {
+func scanEventLinks(query *gorm.DB, expected int) ([]eventLink, error) {
+	return scanAll(query, expected, func(rows *sql.Rows, l *eventLink) error {
 		return rows.Scan(&l.Kind, &l.EventID, &l.Position, &l.ID, &l.AuthorID, &l.Status, &l.TrashedStatus,
 			&l.Password, &l.Name, &l.Description, &l.Excerpt, &l.Slug, &l.ImageID, &l.Address, &l.City, &l.Country,
 			&l.Province, &l.State, &l.Zip, &l.Phone, &l.Website, &l.StateProvince, &l.Email, &l.ShowMap,
@@ -174,21 +175,17 @@ func (s *Store) LoadEventLinks(events []Event) error {
 	if err != nil {
 		return err
 	}
-	for _, r := range rows {
-		l := records[r.key]
-		if l == nil {
-			continue // deleted since its link was read: the link is gone too now
-		}
-		e := index[r.eventID]
-		switch r.key.kind {
+	for run := range linkRuns(rows) {
+		e := index[run[0].eventID]
+		switch run[0].key.kind {
 		case "v":
-			e.Venues = append(e.Venues, l.venue())
+			e.Venues = linkedOfRun(run, records, (*eventLink).venue)
 		case "o":
-			e.Organizers = append(e.Organizers, l.organizer())
+			e.Organizers = linkedOfRun(run, records, (*eventLink).organizer)
 		case "c":
-			e.Categories = append(e.Categories, l.category())
+			e.Categories = linkedOfRun(run, records, (*eventLink).category)
 		default:
-			e.Tags = append(e.Tags, l.tag())
+			e.Tags = linkedOfRun(run, records, (*eventLink).tag)
 		}
 	}
 	for i := range events {
@@ -196,6 +193,35 @@ func (s *Store) LoadEventLinks(events []Event) error {
 		slices.SortFunc(events[i].Tags, func(a, b Tag) int { return compareTerms(a.NameKey, a.ID, b.NameKey, b.ID) })
 	}
 	return nil
+}
+
+// linkRuns yields the runs of rows (sorted by event and kind) that link one event to one kind of record.
+func linkRuns(rows []linkRow) iter.Seq[[]linkRow] {
+	return func(yield func([]linkRow) bool) {
+		for start := 0; start < len(rows); {
+			end := start + 1
+			for end < len(rows) && rows[end].eventID == rows[start].eventID && rows[end].key.kind == rows[start].key.kind {
+				end++
+			}
+			if !yield(rows[start:end]) {
+				return
+			}
+			start = end
+		}
+	}
+}
+
+// linkedOfRun returns the records a run of link rows names, as record makes them, in a slice of the run's size
+// (growing the slices link by link allocated about twice as much). A record deleted since its link was read is
+// left out: the link is gone too now.
+func linkedOfRun[T any](run []linkRow, records map[recordKey]*eventLink, record func(*eventLink) T) []T {
+	out := make([]T, 0, len(run))
+	for _, r := range run {
+		if l := records[r.key]; l != nil {
+			out = append(out, record(l))
+		}
+	}
+	return out
 }
 
 // compareTerms orders terms as a read of an event lists them: by name key, then ID.
@@ -209,7 +235,11 @@ func compareTerms(keyA string, idA uint64, keyB string, idB uint64) int {
 // eventLinkRows returns the link rows of the events, by event and then kind and position: those read with the
 // events, and the others' from the link tables.
 func (s *Store) eventLinkRows(events []Event) ([]linkRow, error) {
-	var rows []linkRow
+	total := 0
+	for i := range events {
+		total += len(events[i].links)
+	}
+	rows := make([]linkRow, 0, total)
 	var unread []uint64
 	for i := range events {
 		if events[i].linksRead {
@@ -239,7 +269,13 @@ func (s *Store) eventLinkRows(events []Event) ([]linkRow, error) {
 
 // readLinkLists sets e's link rows from the four lists selectEvents reads (NULL: no link of that kind).
 func (e *Event) readLinkLists(venues, organizers, categories, tags *string) error {
-	e.links, e.linksRead = e.links[:0], true
+	n := 0
+	for _, list := range []*string{venues, organizers, categories, tags} {
+		if list != nil {
+			n += strings.Count(*list, ",") + 1
+		}
+	}
+	e.links, e.linksRead = make([]linkRow, 0, n), true
 	for _, list := range []struct {
 		kind       string
 		text       *string
@@ -272,7 +308,7 @@ func (e *Event) readLinkLists(venues, organizers, categories, tags *string) erro
 
 // linkRows reads the link rows of the events with these IDs, by event and then kind and position.
 func (s *Store) linkRows(ids []uint64) ([]linkRow, error) {
-	return scanAll(s.db.Raw(eventLinkRowsSQL, map[string]any{"ids": ids}), func(rows *sql.Rows, r *linkRow) error {
+	return scanAll(s.db.Raw(eventLinkRowsSQL, map[string]any{"ids": ids}), 8*len(ids), func(rows *sql.Rows, r *linkRow) error {
 		return rows.Scan(&r.key.kind, &r.eventID, &r.position, &r.key.id)
 	})
 }
@@ -305,7 +341,7 @@ func (s *Store) linkedRecords(rows []linkRow) (map[recordKey]*eventLink, error) 
 	read, err := scanEventLinks(s.db.Raw(linkedRecordsSQL, map[string]any{
 		"venues": nonEmptyIDs(missing["v"]), "organizers": nonEmptyIDs(missing["o"]),
 		"categories": nonEmptyIDs(missing["c"]), "tags": nonEmptyIDs(missing["t"]),
-	}))
+	}), len(missing["v"])+len(missing["o"])+len(missing["c"])+len(missing["t"]))
 	if err != nil {
 		return nil, err
 	}

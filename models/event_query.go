@@ -19,7 +19,7 @@ type Scope = func(*gorm.DB) *gorm.DB
 // list, so it tells the total itself; only a full page, or an empty one past the first, needs the count query,
 // which repeats the filtering work.
 func (s *Store) ListEvents(scopes []Scope, page Page) ([]Event, int64, error) {
-	events, err := s.eventsIn(s.orderedEventIDs(scopes).Scopes(Paginate(page)))
+	events, err := s.eventsIn(s.orderedEventIDs(scopes).Scopes(Paginate(page)), page.Size)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -36,9 +36,10 @@ func (s *Store) orderedEventIDs(scopes []Scope) *gorm.DB {
 	return s.db.Model(&Event{}).Select("events.id").Scopes(scopes...).Order(eventOrder)
 }
 
-// eventsIn reads, in list order and with their images and link rows, the events whose IDs the subquery ids selects.
-func (s *Store) eventsIn(ids *gorm.DB) ([]Event, error) {
-	return scanEvents(s.db.Raw(s.selectEvents()+" WHERE events.id IN (?) ORDER BY "+eventOrder, ids))
+// eventsIn reads, in list order and with their images and link rows, the events whose IDs the subquery ids selects
+// (expected of them, for the room it makes).
+func (s *Store) eventsIn(ids *gorm.DB, expected int) ([]Event, error) {
+	return scanEvents(s.db.Raw(s.selectEvents()+" WHERE events.id IN (?) ORDER BY "+eventOrder, ids), expected)
 }
 
 // selectEvents reads every column of events and of its image (i), and the event's link rows, in the order
@@ -75,8 +76,8 @@ const (
 )
 
 // scanEvents runs query (selectEvents with its conditions) and reads its rows.
-func scanEvents(query *gorm.DB) ([]Event, error) {
-	return scanAll(query, func(rows *sql.Rows, e *Event) error {
+func scanEvents(query *gorm.DB, expected int) ([]Event, error) {
+	return scanAll(query, expected, func(rows *sql.Rows, e *Event) error {
 		var imageURL, imageExt *string
 		var imageCreated *time.Time
 		var venues, organizers, categories, tags *string

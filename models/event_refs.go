@@ -74,7 +74,7 @@ func (s *Store) FindEventRefs(refs EventRefs) (*FoundRefs, error) {
 		"venues": nonEmptyIDs(refs.Venues), "organizers": nonEmptyIDs(refs.Organizers),
 		"cat_ids": nonEmptyIDs(catIDs), "cat_slugs": nonEmpty(catSlugs), "cat_keys": nonEmpty(catKeys),
 		"tag_ids": nonEmptyIDs(tagIDs), "tag_slugs": nonEmpty(tagSlugs), "tag_keys": nonEmpty(tagKeys),
-	}))
+	}), len(refs.Venues)+len(refs.Organizers)+len(cats)+len(tags))
 	if err != nil {
 		return nil, err
 	}
