@@ -114,11 +114,22 @@ func TestMetricsCountResponseCacheHitsAndMisses(t *testing.T) {
 		return hits, misses
 	}
 	hits, misses := counts()
+	var answers []*Response
 	for i := 0; i < 3; i++ {
-		app.Get("/categories").ExpectStatus(t, http.StatusOK)
+		answers = append(answers, app.Get("/categories").ExpectStatus(t, http.StatusOK))
 	}
 	if h, m := counts(); h-hits != 2 || m-misses != 1 {
 		t.Fatalf("three reads of one list: %d hits and %d misses, want 2 and 1", h-hits, m-misses)
+	}
+	// A cached answer is the built one: the same body and the same headers.
+	for _, name := range []string{"Content-Type", "X-TEC-Total", "X-TEC-TotalPages", "Link", "ETag", "Content-Length"} {
+		if built, cached := answers[0].Header.Values(name), answers[2].Header.Values(name); len(built) == 0 ||
+			strings.Join(built, "\n") != strings.Join(cached, "\n") {
+			t.Errorf("%s: built %q, cached %q", name, built, cached)
+		}
+	}
+	if string(answers[0].Body) != string(answers[2].Body) {
+		t.Errorf("the cached body differs from the built one")
 	}
 }
 
