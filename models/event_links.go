@@ -199,8 +199,8 @@ func (s *Store) LoadEventLinks(events []Event) error {
 func linkRuns(rows []linkRow) iter.Seq[[]linkRow] {
 	return func(yield func([]linkRow) bool) {
 		for start := 0; start < len(rows); {
-			end := start + 1
-			for end < len(rows) && rows[end].eventID == rows[start].eventID && rows[end].key.kind == rows[start].key.kind {
+			first, end := rows[start], start+1
+			for end < len(rows) && rows[end].eventID == first.eventID && rows[end].key.kind == first.key.kind {
 				end++
 			}
 			if !yield(rows[start:end]) {
