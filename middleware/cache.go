@@ -288,7 +288,7 @@ func (r *Responses) serveCached(c *gin.Context, a *cachedAnswer) {
 	setContentLength(c.Writer, len(body))
 	c.Status(http.StatusOK)
 	_, _ = c.Writer.Write(body) // the writer copies or sends body before it returns, so the buffer is free again
-	if cap(body) <= maxPooledDecodeBuffer {
+	if cap(body) <= maxPooledAnswer {
 		*scratch = body
 		decodeBuffers.Put(scratch)
 	}
@@ -298,8 +298,9 @@ func (r *Responses) serveCached(c *gin.Context, a *cachedAnswer) {
 // third of all the bytes the service allocated while serving single events, and so a third of its collections.
 var decodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
-// maxPooledDecodeBuffer keeps the rare large answer (a long list page) from pinning its buffer in the pool.
-const maxPooledDecodeBuffer = 256 << 10
+// maxPooledAnswer keeps the rare large answer (a long list page) from pinning its buffer in a pool (decodeBuffers,
+// heldAnswers).
+const maxPooledAnswer = 256 << 10
 
 // cacheKey identifies an anonymous answer: data version, host (absolute URLs name it unless CALENDAR_BASE_URL is
 // set), path, the query in a canonical order, the Accept header (content negotiation), and the period of time the
@@ -359,7 +360,7 @@ var heldAnswers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // release gives the buffer back once the answer is sent and stored (the cache keeps a compressed copy).
 func (w *bufferedWriter) release() {
-	if w.buf.Cap() <= maxPooledDecodeBuffer {
+	if w.buf.Cap() <= maxPooledAnswer {
 		w.buf.Reset()
 		heldAnswers.Put(w.buf)
 	}

@@ -103,15 +103,7 @@ func TestMetricsCountResponseCacheHitsAndMisses(t *testing.T) {
 	app := NewApp(t)
 	app.Get("/").ExpectStatus(t, http.StatusOK) // the suite's response validation reads /doc once, first
 	counts := func() (hits, misses int) {
-		metrics := string(app.Get("//metrics").Body)
-		for name, n := range map[string]*int{"hits": &hits, "misses": &misses} {
-			m := regexp.MustCompile(`(?m)^calendar_response_cache_` + name + `_total (\d+)$`).FindStringSubmatch(metrics)
-			if m == nil {
-				t.Fatalf("/metrics lacks calendar_response_cache_%s_total", name)
-			}
-			*n, _ = strconv.Atoi(m[1])
-		}
-		return hits, misses
+		return cacheMetric(t, app, "hits_total"), cacheMetric(t, app, "misses_total")
 	}
 	hits, misses := counts()
 	var answers []*Response
@@ -133,16 +125,19 @@ func TestMetricsCountResponseCacheHitsAndMisses(t *testing.T) {
 	}
 }
 
-// cachedAnswers reads how many answers the response cache holds from /metrics.
-func cachedAnswers(t *testing.T, app *App) int {
+// cacheMetric reads the response cache's metric calendar_response_cache_<name> from /metrics.
+func cacheMetric(t *testing.T, app *App, name string) int {
 	t.Helper()
-	m := regexp.MustCompile(`(?m)^calendar_response_cache_answers (\d+)$`).FindStringSubmatch(string(app.Get("//metrics").Body))
+	m := regexp.MustCompile(`(?m)^calendar_response_cache_` + name + ` (\d+)$`).FindStringSubmatch(string(app.Get("//metrics").Body))
 	if m == nil {
-		t.Fatal("/metrics lacks calendar_response_cache_answers")
+		t.Fatalf("/metrics lacks calendar_response_cache_%s", name)
 	}
 	n, _ := strconv.Atoi(m[1])
 	return n
 }
+
+// cachedAnswers reads how many answers the response cache holds.
+func cachedAnswers(t *testing.T, app *App) int { return cacheMetric(t, app, "answers") }
 
 func TestAWriteEmptiesTheResponseCacheOnEveryInstance(t *testing.T) {
 	t.Parallel()
