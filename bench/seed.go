@@ -248,10 +248,10 @@ func (s *seeder) eventBatch(first, last int) eventBatch {
 	b := eventBatch{events: make([]models.Event, 0, last-first+1)}
 	for id := first; id <= last; id++ {
 		e := s.event(uint64(id), from.Add(time.Duration(s.rng.Int64N(int64(span))).Truncate(15*time.Minute)))
-		b.events = append(b.events, e)
 		venue := uint64(1 + s.rng.IntN(seedVenues))
 		b.venues = append(b.venues, models.EventVenue{EventID: e.ID, VenueID: venue})
-		for p, o := range s.distinct(1+s.rng.IntN(3), seedOrganizers) {
+		organizers := s.distinct(1+s.rng.IntN(3), seedOrganizers)
+		for p, o := range organizers {
 			b.organizers = append(b.organizers, models.EventOrganizer{EventID: e.ID, OrganizerID: o, Position: p})
 		}
 		published := int64(0)
@@ -264,10 +264,13 @@ func (s *seeder) eventBatch(first, last int) eventBatch {
 			s.categoryCounts[c] += published
 		}
 		b.pairs = append(b.pairs, models.EventVenueCategories(e.ID, []uint64{venue}, cats)...)
-		for _, t := range s.distinct(s.rng.IntN(5), seedTags) {
+		tags := s.distinct(s.rng.IntN(5), seedTags)
+		for _, t := range tags {
 			b.tags = append(b.tags, models.EventTag{EventID: e.ID, TagID: t})
 			s.tagCounts[t] += published
 		}
+		e.SetLinkLists([]uint64{venue}, organizers, cats, tags)
+		b.events = append(b.events, e)
 	}
 	return b
 }

@@ -485,7 +485,7 @@ func eventRefs(in *EventFields) models.EventRefs {
 }
 
 // storeEventLinks replaces the links the write sent (the event has its ID by now; created says the write created
-// it) and moves the counts of the categories and tags the event counted for before the write (before) and counts
+// it), with the event's link lists, and moves the counts of the categories and tags the event counted for before the write (before) and counts
 // for after it.
 func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, before models.TermLinks, created bool) error {
 	if created {
@@ -508,6 +508,11 @@ func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, before
 	}
 	if links.venues != nil || links.categories != nil {
 		if err := tx.PairEventVenueCategories(e.ID); err != nil {
+			return err
+		}
+	}
+	if links.venues != nil || links.organizers != nil || links.categories != nil || links.tags != nil {
+		if err := tx.RefreshEventLinkLists(e.ID); err != nil {
 			return err
 		}
 	}

@@ -47,6 +47,13 @@ type Event struct {
 	CreatedAt   time.Time `gorm:"not null" json:"created_at"`
 	// UpdatedAt is the modification date ("modified" in the API).
 	UpdatedAt time.Time `gorm:"not null" json:"updated_at"`
+	// VenueLinks, OrganizerLinks, CategoryLinks and TagLinks copy the event's link rows onto its row (migration
+	// 00009), which is what reads of events scan (selectEvents): see LinkLists for their form. They are written
+	// when the event is created and by RefreshEventLinkLists after its links change, never by saving the event.
+	VenueLinks     *string `gorm:"<-:create" json:"venue_links"`
+	OrganizerLinks *string `gorm:"<-:create" json:"organizer_links"`
+	CategoryLinks  *string `gorm:"<-:create" json:"category_links"`
+	TagLinks       *string `gorm:"<-:create" json:"tag_links"`
 
 	Author     *User       `gorm:"foreignKey:AuthorID" json:"-"`
 	Image      *Image      `gorm:"foreignKey:ImageID" json:"-"`
@@ -124,7 +131,7 @@ func (s *Store) EventBySlug(slug string) (*Event, error) {
 }
 
 func (s *Store) findEvent(cond string, arg any) (*Event, error) {
-	events, err := scanEvents(s.db.Raw(s.selectEvents()+" WHERE "+cond+" LIMIT 1", arg), 1)
+	events, err := scanEvents(s.db.Raw(selectEvents+" WHERE "+cond+" LIMIT 1", arg), 1)
 	if err != nil {
 		return nil, err
 	}

@@ -102,7 +102,7 @@ func (s *Store) writeRound(round []*NewEvent, answers map[*NewEvent]error) {
 const insertStatementTimeout = 30 * time.Second
 
 // insertEventsSQL writes a batch of events, given as one JSON array (each element read as a row of events, with
-// the table's own column types, plus its links), with their links, the venue and category pairs, the count deltas
+// the table's own column types and its link lists, plus its links), with their links, the venue and category pairs, the count deltas
 // of published events' terms (one row per term, however many of the batch's events it counts: popular terms then
 // have few pending deltas for readers to add up) and one data version, in one statement. Events whose slug is
 // taken are skipped (ON CONFLICT DO NOTHING), and so are their links (they join the inserted rows by slug); the
@@ -116,10 +116,12 @@ const insertEventsSQL = `WITH x AS (
 ), e AS (
 	INSERT INTO events (author_id, status, trashed_status, password, title, description, excerpt, slug, timezone,
 		timezone_abbr, start_utc, end_utc, all_day, cost, website, show_map, show_map_link, hide_from_listings,
-		sticky, featured, ticketed, image_id, parent_id, published_at, created_at, updated_at)
+		sticky, featured, ticketed, image_id, parent_id, published_at, created_at, updated_at, venue_links,
+		organizer_links, category_links, tag_links)
 	SELECT author_id, status, trashed_status, password, title, description, excerpt, slug, timezone,
 		timezone_abbr, start_utc, end_utc, all_day, cost, website, show_map, show_map_link, hide_from_listings,
-		sticky, featured, ticketed, image_id, parent_id, published_at, created_at, updated_at
+		sticky, featured, ticketed, image_id, parent_id, published_at, created_at, updated_at, venue_links,
+		organizer_links, category_links, tag_links
 	FROM x
 	ON CONFLICT (slug) DO NOTHING
 	RETURNING id, slug
@@ -169,6 +171,7 @@ func (s *Store) insertEvents(events []*NewEvent) error {
 	bySlug := make(map[string]*Event, len(events))
 	for i, ne := range events {
 		ne.Event.ID = 0
+		ne.Event.SetLinkLists(ne.Venues, ne.Organizers, ne.Categories, ne.Tags)
 		rows[i] = insertedEvent{Event: ne.Event, Venues: ne.Venues, Organizers: ne.Organizers,
 			Categories: ne.Categories, Tags: ne.Tags}
 		bySlug[ne.Event.Slug] = ne.Event

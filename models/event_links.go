@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // eventLink is a venue, organizer, category or tag linked to an event, read by the one query that reads all four
@@ -267,8 +268,9 @@ func (s *Store) eventLinkRows(events []Event) ([]linkRow, error) {
 	return rows, nil
 }
 
-// readLinkLists sets e's link rows from the four lists selectEvents reads (NULL: no link of that kind).
-func (e *Event) readLinkLists(venues, organizers, categories, tags *string) error {
+// readLinkLists sets e's link rows from its four link lists (NULL: no link of that kind), as selectEvents read them.
+func (e *Event) readLinkLists() error {
+	venues, organizers, categories, tags := e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks
 	n := 0
 	for _, list := range []*string{venues, organizers, categories, tags} {
 		if list != nil {
@@ -304,6 +306,93 @@ func (e *Event) readLinkLists(venues, organizers, categories, tags *string) erro
 		}
 	}
 	return nil
+}
+
+// LinkLists returns the link lists (Event.VenueLinks and the three after it) of an event linked to venues and
+// organizers, in this order, and to categories and tags: the venues and organizers as position:id, the
+// categories and tags as IDs, each list comma-separated, and nil for none. It is the form refreshLinkListsSQL
+// writes from the link rows.
+func LinkLists(venues, organizers, categories, tags []uint64) (v, o, c, t *string) {
+	return linkList(venues, true), linkList(organizers, true), linkList(categories, false), linkList(tags, false)
+}
+
+func linkList(ids []uint64, positioned bool) *string {
+	if len(ids) == 0 {
+		return nil
+	}
+	buf := make([]byte, 0, 12*len(ids))
+	for i, id := range ids {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if positioned {
+			buf = append(strconv.AppendInt(buf, int64(i), 10), ':')
+		}
+		buf = strconv.AppendUint(buf, id, 10)
+	}
+	list := string(buf)
+	return &list
+}
+
+// SetLinkLists sets e's link lists (LinkLists) for an event about to be created with these links.
+func (e *Event) SetLinkLists(venues, organizers, categories, tags []uint64) {
+	e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks = LinkLists(venues, organizers, categories, tags)
+}
+
+// setLinkListsSQL sets the link lists of one event: linkListsArgs are its arguments.
+const setLinkListsSQL = "UPDATE events SET venue_links = ?, organizer_links = ?, category_links = ?, tag_links = ? WHERE id = ?"
+
+func linkListsArgs(eventID uint64, venues, organizers, categories, tags []uint64) []any {
+	v, o, c, t := LinkLists(venues, organizers, categories, tags)
+	return []any{v, o, c, t, eventID}
+}
+
+// refreshLinkListsSQL writes the link lists of the events with the IDs @ids from their link rows (string_agg is
+// PostgreSQL's and, since 3.44, SQLite's).
+const refreshLinkListsSQL = `UPDATE events SET
+	venue_links = (SELECT string_agg(position || ':' || venue_id, ',') FROM event_venues WHERE event_id = events.id),
+	organizer_links = (SELECT string_agg(position || ':' || organizer_id, ',') FROM event_organizers
+		WHERE event_id = events.id),
+	category_links = (SELECT string_agg(CAST(category_id AS TEXT), ',') FROM event_categories
+		WHERE event_id = events.id),
+	tag_links = (SELECT string_agg(CAST(tag_id AS TEXT), ',') FROM event_tags WHERE event_id = events.id)
+WHERE id IN @ids`
+
+// RefreshEventLinkLists writes the link lists of the events from their link rows: every write that changes an
+// event's links after creating it calls it in the same transaction, holding the event's row lock (LockEvent,
+// unlinkEvents), so the lists it writes are the rows the transaction commits. A write to the link tables made
+// behind the service's back (psql) must call it too, or run the equivalent UPDATE of migration 00009.
+func (s *Store) RefreshEventLinkLists(ids ...uint64) error {
+	for chunk := range slices.Chunk(ids, maxRefreshedEvents) {
+		if err := s.db.Exec(refreshLinkListsSQL, map[string]any{"ids": chunk}).Error; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxRefreshedEvents bounds the IDs one refreshLinkListsSQL binds (SQLite takes 32,766 parameters at most).
+const maxRefreshedEvents = 10000
+
+// unlinkEvents runs unlink, which deletes the link rows of joinTable whose joinColumn is id (trashing or deleting
+// that venue, organizer or term), and writes the link lists of the events it unlinks. The caller has locked the
+// record (so no link to it can be added meanwhile); the events are locked before their links are deleted, in ID
+// order, as event writes lock an event before changing its links (LockEvent), so that the lists are written from
+// link rows no other transaction is changing. joinTable and joinColumn are the trusted names of a link table.
+func (s *Store) unlinkEvents(joinTable, joinColumn string, id uint64, unlink func() error) error {
+	q := s.db.Table("events").Where("id IN (SELECT event_id FROM "+joinTable+" WHERE "+joinColumn+" = ?)", id).
+		Order("id")
+	if s.dialect == Postgres {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	var ids []uint64
+	if err := q.Pluck("id", &ids).Error; err != nil {
+		return err
+	}
+	if err := unlink(); err != nil {
+		return err
+	}
+	return s.RefreshEventLinkLists(ids...)
 }
 
 // linkRows reads the link rows of the events with these IDs, by event and then kind and position.
@@ -447,7 +536,7 @@ func (s *Store) PairEventVenueCategories(eventID uint64) error {
 }
 
 // LinkNewEvent gives an event this transaction created its venues and organizers (in this order), categories and
-// tags, and their venue and category pairs, and records what it adds to term counts (one for each of its terms
+// tags, their venue and category pairs and its link lists (LinkLists), and records what it adds to term counts (one for each of its terms
 // when it is published, as AdjustTermCounts does for a write from no links). On PostgreSQL it is one statement,
 // whose parts are data-modifying CTEs; SQLite, which has none, takes one statement per table.
 func (s *Store) LinkNewEvent(eventID uint64, published bool, venues, organizers, categories, tags []uint64) error {
@@ -463,6 +552,9 @@ func (s *Store) LinkNewEvent(eventID uint64, published bool, venues, organizers,
 			}
 		}
 		if err := s.PairEventVenueCategories(eventID); err != nil {
+			return err
+		}
+		if err := s.db.Exec(setLinkListsSQL, linkListsArgs(eventID, venues, organizers, categories, tags)...).Error; err != nil {
 			return err
 		}
 		return s.AdjustTermCounts(TermLinks{}, after)
@@ -494,9 +586,8 @@ func (s *Store) LinkNewEvent(eventID uint64, published bool, venues, organizers,
 	deltas := countDeltas(TermLinks{}, after)
 	add("INSERT INTO term_count_deltas (taxonomy, term_id, delta) VALUES ", "(?, ?, ?)", len(deltas),
 		func(i int) []any { return []any{deltas[i].Taxonomy, deltas[i].TermID, deltas[i].Delta} })
-	if len(parts) == 0 {
-		return nil
-	}
+	parts = append(parts, setLinkListsSQL)
+	args = append(args, linkListsArgs(eventID, venues, organizers, categories, tags)...)
 	sql := parts[len(parts)-1]
 	if len(parts) > 1 {
 		ctes := make([]string, len(parts)-1)

@@ -39,59 +39,36 @@ func (s *Store) orderedEventIDs(scopes []Scope) *gorm.DB {
 // eventsIn reads, in list order and with their images and link rows, the events whose IDs the subquery ids selects
 // (expected of them, for the room it makes).
 func (s *Store) eventsIn(ids *gorm.DB, expected int) ([]Event, error) {
-	return scanEvents(s.db.Raw(s.selectEvents()+" WHERE events.id IN (?) ORDER BY "+eventOrder, ids), expected)
+	return scanEvents(s.db.Raw(selectEvents+" WHERE events.id IN (?) ORDER BY "+eventOrder, ids), expected)
 }
 
-// selectEvents reads every column of events and of its image (i), and the event's link rows, in the order
-// scanEvents scans them. The link rows come as four lists, one per link table (venues and organizers as
-// position:id, categories and tags as IDs), each read from the link table's primary key: reading them with the
-// events saves every list and single read a statement and its round trip, which cost about as much as reading the
-// rows themselves.
-func (s *Store) selectEvents() string {
-	if s.dialect == Postgres {
-		return selectEventColumns + eventLinkListsPostgres + selectEventsFrom
-	}
-	return selectEventColumns + eventLinkListsSQLite + selectEventsFrom
-}
-
-const (
-	selectEventColumns = `SELECT events.id, events.author_id, events.status, events.trashed_status, events.password,
+// selectEvents reads every column of events (its link lists included: see Event.VenueLinks) and of its image (i),
+// in the order scanEvents scans them.
+const selectEvents = `SELECT events.id, events.author_id, events.status, events.trashed_status, events.password,
 	events.title, events.description, events.excerpt, events.slug, events.timezone, events.timezone_abbr,
 	events.start_utc, events.end_utc, events.all_day, events.cost, events.website, events.show_map,
 	events.show_map_link, events.hide_from_listings, events.sticky, events.featured, events.ticketed,
 	events.image_id, events.parent_id, events.published_at, events.created_at, events.updated_at,
-	i.url, i.extension, i.created_at`
-	eventLinkListsPostgres = `,
-	(SELECT string_agg(position || ':' || venue_id, ',') FROM event_venues WHERE event_id = events.id),
-	(SELECT string_agg(position || ':' || organizer_id, ',') FROM event_organizers WHERE event_id = events.id),
-	(SELECT string_agg(CAST(category_id AS text), ',') FROM event_categories WHERE event_id = events.id),
-	(SELECT string_agg(CAST(tag_id AS text), ',') FROM event_tags WHERE event_id = events.id)`
-	eventLinkListsSQLite = `,
-	(SELECT group_concat(position || ':' || venue_id) FROM event_venues WHERE event_id = events.id),
-	(SELECT group_concat(position || ':' || organizer_id) FROM event_organizers WHERE event_id = events.id),
-	(SELECT group_concat(category_id) FROM event_categories WHERE event_id = events.id),
-	(SELECT group_concat(tag_id) FROM event_tags WHERE event_id = events.id)`
-	selectEventsFrom = `
+	events.venue_links, events.organizer_links, events.category_links, events.tag_links,
+	i.url, i.extension, i.created_at
 	FROM events LEFT JOIN images i ON i.id = events.image_id`
-)
 
 // scanEvents runs query (selectEvents with its conditions) and reads its rows.
 func scanEvents(query *gorm.DB, expected int) ([]Event, error) {
 	return scanAll(query, expected, func(rows *sql.Rows, e *Event) error {
 		var imageURL, imageExt *string
 		var imageCreated *time.Time
-		var venues, organizers, categories, tags *string
 		if err := rows.Scan(&e.ID, &e.AuthorID, &e.Status, &e.TrashedStatus, &e.Password, &e.Title,
 			&e.Description, &e.Excerpt, &e.Slug, &e.Timezone, &e.TimezoneAbbr, &e.StartUTC, &e.EndUTC, &e.AllDay,
 			&e.Cost, &e.Website, &e.ShowMap, &e.ShowMapLink, &e.HideFromListings, &e.Sticky, &e.Featured,
-			&e.Ticketed, &e.ImageID, &e.ParentID, &e.PublishedAt, &e.CreatedAt, &e.UpdatedAt, &imageURL, &imageExt,
-			&imageCreated, &venues, &organizers, &categories, &tags); err != nil {
+			&e.Ticketed, &e.ImageID, &e.ParentID, &e.PublishedAt, &e.CreatedAt, &e.UpdatedAt, &e.VenueLinks,
+			&e.OrganizerLinks, &e.CategoryLinks, &e.TagLinks, &imageURL, &imageExt, &imageCreated); err != nil {
 			return err
 		}
 		if e.ImageID != nil && imageURL != nil {
 			e.Image = &Image{ID: *e.ImageID, URL: *imageURL, Extension: *imageExt, CreatedAt: *imageCreated}
 		}
-		return e.readLinkLists(venues, organizers, categories, tags)
+		return e.readLinkLists()
 	})
 }
 

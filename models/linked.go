@@ -179,7 +179,9 @@ func DeleteLinked[T any, P LinkedRecord[T]](s *Store, rec *T) error {
 
 func unlinkFromEvents[T any](s *Store, id uint64) error {
 	k := kindOf[T]()
-	return s.db.Exec("DELETE FROM "+k.joinTable+" WHERE "+k.joinColumn+" = ?", id).Error
+	return s.unlinkEvents(k.joinTable, k.joinColumn, id, func() error {
+		return s.db.Exec("DELETE FROM "+k.joinTable+" WHERE "+k.joinColumn+" = ?", id).Error
+	})
 }
 
 // LinkedFilter is what GET /venues and GET /organizers filter by (reference §8.2, API.md §8).

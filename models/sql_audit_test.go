@@ -20,8 +20,7 @@ var sqlBuilders = map[string]bool{"Raw": true, "Exec": true, "Where": true, "Or"
 // spliced piece is a constant or comes from a fixed set. A new splice fails TestNoUserInputIsSplicedIntoSQL until
 // it is reviewed and listed here; an entry whose function no longer splices fails too, so the list stays exact.
 var reviewedSQL = map[string]string{
-	"event.go:findEvent":                      "selectEvents (literal constants per dialect); cond is one of two literals (EventByID, EventBySlug); the ID or slug is bound",
-	"event_query.go:eventsIn":                 "selectEvents (literal constants per dialect) and the constant eventOrder; the IDs come from a bound subquery",
+	"event.go:findEvent":                      "the constant selectEvents; cond is one of two literals (EventByID, EventBySlug); the ID or slug is bound",
 	"event_links.go:PairEventVenueCategories": "a literal INSERT … SELECT and, on PostgreSQL, the literal locking clause; the event ID bound",
 	"event_links.go:LinkNewEvent":             "literal INSERT heads and (?, ?) row placeholders repeated per link, CTE names l0, l1, … from a loop index; every ID, position, taxonomy and delta bound",
 	"event_refs.go:FindEventRefs":             "eventRefsSQL, a package variable assembled from literals and countExpr of the two taxonomies only; IDs, slugs and name keys bound",
@@ -38,6 +37,7 @@ var reviewedSQL = map[string]string{
 	"linked.go:filter":                        "t is the kind's table; linkedTo pieces are the kind's join names and literal conditions; values bound",
 	"linked.go:searchCondition":               "combines ContainsFold expressions over the kind's fixed column list",
 	"linked.go:unlinkFromEvents":              "joinTable and joinColumn of venueKind or organizerKind",
+	"event_links.go:unlinkEvents":             "joinTable and joinColumn of venueKind, organizerKind or the two taxonomies (unlinkFromEvents, DeleteTerm); the ID bound",
 	"search.go:ContainsFold":                  "foldSQL (a fixed function name) of a trusted column; the text is bound, wildcards escaped",
 	"search.go:EqualFold":                     "foldSQL (a fixed function name) of a trusted column; the text is bound",
 	"slug.go:UniqueSlug":                      "table is events (the one caller outside models passes the literal) or a kind's or taxonomy's table; the candidate slugs are bound",

@@ -101,8 +101,8 @@ func TestSelectEventsReadsEveryColumnOfEvents(t *testing.T) {
 		if f.DBName == "" {
 			continue
 		}
-		if !regexp.MustCompile(`\bevents\.` + f.DBName + `\b`).MatchString(selectEventColumns) {
-			t.Errorf("selectEventColumns does not read events.%s", f.DBName)
+		if !regexp.MustCompile(`\bevents\.` + f.DBName + `\b`).MatchString(selectEvents) {
+			t.Errorf("selectEvents does not read events.%s", f.DBName)
 		}
 	}
 }

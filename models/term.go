@@ -421,7 +421,8 @@ func (s *Store) UpdateTerm(tax *Taxonomy, id uint64, in TermInput) (*Term, error
 	return s.Term(tax, id)
 }
 
-// DeleteTerm deletes a term for good and returns it as it was. Events lose it (the link tables cascade); the
+// DeleteTerm deletes a term for good and returns it as it was. Events lose it (the link tables cascade, and their
+// link lists are written again: unlinkEvents); the
 // children of a category move to its parent, unless one of them would then share its name with a new sibling
 // (409 rest_cannot_delete naming the clash, since names are unique per parent).
 func (s *Store) DeleteTerm(tax *Taxonomy, id uint64) (*Term, error) {
@@ -439,10 +440,10 @@ func (s *Store) DeleteTerm(tax *Taxonomy, id uint64) (*Term, error) {
 			return nil, err
 		}
 	}
-	if err := s.db.Exec("DELETE FROM "+tax.table+" WHERE id = ?", id).Error; err != nil {
-		return nil, err
-	}
-	return t, nil
+	err = s.unlinkEvents(tax.joinTable, tax.joinColumn, id, func() error {
+		return s.db.Exec("DELETE FROM "+tax.table+" WHERE id = ?", id).Error
+	})
+	return t, err
 }
 
 // adoptChildren moves the children of t to t's parent.

@@ -128,6 +128,9 @@ func (a *App) insertEvent(e testEvent) uint64 {
 		}
 		return nil
 	})
+	if err == nil {
+		err = a.Store.RefreshEventLinkLists(ev.ID)
+	}
 	if err != nil {
 		a.t.Fatalf("inserting an event: %v", err)
 	}

@@ -124,6 +124,9 @@ func (f *termFixture) linkIn(store *models.Store, eventID uint64, termIDs ...uin
 			return err
 		}
 	}
+	if err := store.RefreshEventLinkLists(eventID); err != nil {
+		return err
+	}
 	return f.api.recount(store, termIDs)
 }
 
@@ -135,6 +138,9 @@ func (f *termFixture) unlink(eventID uint64, termIDs ...uint64) {
 		table, col = "event_categories", "category_id"
 	}
 	if err := f.app.Store.DB().Exec("DELETE FROM "+table+" WHERE event_id = ? AND "+col+" IN ?", eventID, termIDs).Error; err != nil {
+		f.t.Fatal(err)
+	}
+	if err := f.app.Store.RefreshEventLinkLists(eventID); err != nil {
 		f.t.Fatal(err)
 	}
 	f.recount(termIDs...)
