@@ -314,8 +314,9 @@ func (ec *EventController) createInOneStatement(w *eventWrite) (*models.Event, e
 // createInTransaction creates the event w describes in one transaction, creating the terms, venues, organizers
 // and image it names by name or inline.
 func (ec *EventController) createInTransaction(w *eventWrite) (*models.Event, error) {
-	e := &models.Event{AuthorID: w.user.ID}
+	var e *models.Event
 	err := ec.Store.Tx(w.ctx, func(tx *models.Store) error {
+		e = &models.Event{AuthorID: w.user.ID}
 		if err := ec.applyEventWrite(tx, e, w); err != nil {
 			return err
 		}

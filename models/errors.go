@@ -155,6 +155,13 @@ func deletedMeanwhile(err error) *Error {
 		Message: "A record the write names was deleted meanwhile; try again.", Err: err}
 }
 
+// isRetryable tells whether err is PostgreSQL aborting a transaction that would succeed run again: a deadlock
+// victim (40P01) or a serialization failure (40001).
+func isRetryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+}
+
 // isUnavailable tells connection failures (the database is down, restarting or unreachable) from query errors.
 func isUnavailable(err error) bool {
 	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, net.ErrClosed) {

@@ -243,14 +243,29 @@ func (p readOnlyPool) BeginTx(context.Context, *sql.TxOptions) (gorm.ConnPool, e
 
 // Tx runs fn in one transaction: everything fn writes is committed together, or nothing is. Every write of the
 // service goes through Tx, which also advances the data version (see Version) in the same transaction.
+//
+// A transaction that PostgreSQL aborts to break a deadlock, or as a serialization failure, wrote nothing, and run
+// again it would succeed: Tx then runs fn again in a new transaction, up to maxTxAttempts times in all, so that
+// such a collision of two writers costs the one PostgreSQL picked a retry rather than a 500. fn must therefore
+// set everything it hands out afresh on every run. (Such deadlocks happen, for one, between an event update that
+// links a venue, which holds the event's row lock and waits for the venue's, and trashing that venue, which
+// holds the venue's and waits for the event's: unlinkEvents.)
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := fn(s.on(tx)); err != nil {
+	for attempt := 1; ; attempt++ {
+		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			if err := fn(s.on(tx)); err != nil {
+				return err
+			}
+			return bumpVersion(tx)
+		})
+		if err == nil || attempt == maxTxAttempts || !isRetryable(err) || ctx.Err() != nil {
 			return err
 		}
-		return bumpVersion(tx)
-	})
+	}
 }
+
+// maxTxAttempts bounds how often Tx runs a transaction that PostgreSQL keeps aborting (isRetryable).
+const maxTxAttempts = 3
 
 // RefreshStatistics brings the query planner's statistics up to date on SQLite, which, unlike PostgreSQL's
 // autovacuum, never gathers them by itself: without them it may, for example, walk every upcoming event in start

@@ -431,6 +431,10 @@ func (s *Store) DeleteTerm(tax *Taxonomy, id uint64) (*Term, error) {
 			return nil, err
 		}
 	}
+	// Locked before its events (unlinkEvents), so that no event can link to it meanwhile.
+	if err := s.LockTerm(tax, id); err != nil {
+		return nil, err
+	}
 	t, err := s.Term(tax, id)
 	if err != nil {
 		return nil, err
