@@ -485,8 +485,8 @@ func eventRefs(in *EventFields) models.EventRefs {
 }
 
 // storeEventLinks replaces the links the write sent (the event has its ID by now; created says the write created
-// it), with the event's link lists, and moves the counts of the categories and tags the event counted for before the write (before) and counts
-// for after it.
+// it), with the event's link lists, and moves the counts of the categories and tags the event counted for before
+// the write (before) and counts for after it.
 func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, before models.TermLinks, created bool) error {
 	if created {
 		return tx.LinkNewEvent(e.ID, e.Status == models.StatusPublish, links.venues, links.organizers,

@@ -102,9 +102,10 @@ func (s *Store) writeRound(round []*NewEvent, answers map[*NewEvent]error) {
 const insertStatementTimeout = 30 * time.Second
 
 // insertEventsSQL writes a batch of events, given as one JSON array (each element read as a row of events, with
-// the table's own column types and its link lists, plus its links), with their links, the venue and category pairs, the count deltas
-// of published events' terms (one row per term, however many of the batch's events it counts: popular terms then
-// have few pending deltas for readers to add up) and one data version, in one statement. Events whose slug is
+// the table's own column types and its link lists, plus its links), with their links, the venue and category
+// pairs, the count deltas of published events' terms (one row per term, however many of the batch's events it
+// counts: popular terms then have few pending deltas for readers to add up) and one data version, in one
+// statement. Events whose slug is
 // taken are skipped (ON CONFLICT DO NOTHING), and so are their links (they join the inserted rows by slug); the
 // statement returns the IDs and slugs of the events it inserted. The data version is bumped as bumpVersion does,
 // in a free shard (or, when all are taken, in the one @shard names), and only when an event was inserted.

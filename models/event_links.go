@@ -268,7 +268,8 @@ func (s *Store) eventLinkRows(events []Event) ([]linkRow, error) {
 	return rows, nil
 }
 
-// readLinkLists sets e's link rows from its four link lists (NULL: no link of that kind), as selectEvents read them.
+// readLinkLists sets e's link rows from its four link lists (NULL: no link of that kind), as selectEvents reads
+// them.
 func (e *Event) readLinkLists() error {
 	venues, organizers, categories, tags := e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks
 	n := 0
@@ -340,7 +341,8 @@ func (e *Event) SetLinkLists(venues, organizers, categories, tags []uint64) {
 }
 
 // setLinkListsSQL sets the link lists of one event: linkListsArgs are its arguments.
-const setLinkListsSQL = "UPDATE events SET venue_links = ?, organizer_links = ?, category_links = ?, tag_links = ? WHERE id = ?"
+const setLinkListsSQL = `UPDATE events SET venue_links = ?, organizer_links = ?, category_links = ?, tag_links = ?
+	WHERE id = ?`
 
 func linkListsArgs(eventID uint64, venues, organizers, categories, tags []uint64) []any {
 	v, o, c, t := LinkLists(venues, organizers, categories, tags)
@@ -536,9 +538,10 @@ func (s *Store) PairEventVenueCategories(eventID uint64) error {
 }
 
 // LinkNewEvent gives an event this transaction created its venues and organizers (in this order), categories and
-// tags, their venue and category pairs and its link lists (LinkLists), and records what it adds to term counts (one for each of its terms
-// when it is published, as AdjustTermCounts does for a write from no links). On PostgreSQL it is one statement,
-// whose parts are data-modifying CTEs; SQLite, which has none, takes one statement per table.
+// tags, their venue and category pairs and its link lists (LinkLists), and records what it adds to term counts
+// (one for each of its terms when it is published, as AdjustTermCounts does for a write from no links). On
+// PostgreSQL it is one statement, whose parts are data-modifying CTEs; SQLite, which has none, takes one statement
+// per table.
 func (s *Store) LinkNewEvent(eventID uint64, published bool, venues, organizers, categories, tags []uint64) error {
 	after := TermLinks{Published: published, Categories: categories, Tags: tags}
 	if s.dialect != Postgres {
@@ -554,7 +557,8 @@ func (s *Store) LinkNewEvent(eventID uint64, published bool, venues, organizers,
 		if err := s.PairEventVenueCategories(eventID); err != nil {
 			return err
 		}
-		if err := s.db.Exec(setLinkListsSQL, linkListsArgs(eventID, venues, organizers, categories, tags)...).Error; err != nil {
+		lists := linkListsArgs(eventID, venues, organizers, categories, tags)
+		if err := s.db.Exec(setLinkListsSQL, lists...).Error; err != nil {
 			return err
 		}
 		return s.AdjustTermCounts(TermLinks{}, after)

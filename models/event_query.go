@@ -36,7 +36,7 @@ func (s *Store) orderedEventIDs(scopes []Scope) *gorm.DB {
 	return s.db.Model(&Event{}).Select("events.id").Scopes(scopes...).Order(eventOrder)
 }
 
-// eventsIn reads, in list order and with their images and link rows, the events whose IDs the subquery ids selects
+// eventsIn reads, in list order and with their images and link lists, the events whose IDs the subquery ids selects
 // (expected of them, for the room it makes).
 func (s *Store) eventsIn(ids *gorm.DB, expected int) ([]Event, error) {
 	return scanEvents(s.db.Raw(selectEvents+" WHERE events.id IN (?) ORDER BY "+eventOrder, ids), expected)

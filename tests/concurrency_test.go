@@ -462,7 +462,8 @@ func TestConcurrentRelinksAndRemovalsKeepLinkListsTrue(t *testing.T) {
 		for i := 0; i < 4; i++ {
 			venues = append(venues, app.insertOwned(t, ownedKinds["venues"], editor, models.StatusPublish).id)
 			organizers = append(organizers, app.insertOwned(t, ownedKinds["organizers"], editor, models.StatusPublish).id)
-			categories = append(categories, app.post(t, token, "/categories", map[string]any{"name": fmt.Sprintf("C%d-%d", r, i)}))
+			categories = append(categories,
+				app.post(t, token, "/categories", map[string]any{"name": fmt.Sprintf("C%d-%d", r, i)}))
 			tags = append(tags, app.post(t, token, "/tags", map[string]any{"name": fmt.Sprintf("T%d-%d", r, i)}))
 		}
 		ids := make([]int, events)
@@ -480,15 +481,16 @@ func TestConcurrentRelinksAndRemovalsKeepLinkListsTrue(t *testing.T) {
 				req = Request{Method: http.MethodPatch, Path: fmt.Sprintf("/events/%d", ids[i%events]), Token: token,
 					Body: map[string]any{"venue": []any{venues[a], venues[b]}, "organizer": []any{organizers[b], organizers[a]},
 						"categories": []any{categories[a], categories[b]}, "tags": []any{tags[a], tags[b]}}}
-			case k == 0:
-				req = Request{Method: http.MethodDelete, Path: fmt.Sprintf("/venues/%d", venues[i%3]), Token: token}
+			case k == 0: // venues are trashed, the rest deleted for good
+				req = Request{Method: http.MethodDelete, Path: fmt.Sprintf("/venues/%d", venues[i%3])}
 			case k == 1:
-				req = Request{Method: http.MethodDelete, Path: fmt.Sprintf("/organizers/%d?force=true", organizers[i%3]), Token: token}
+				req = Request{Method: http.MethodDelete, Path: fmt.Sprintf("/organizers/%d?force=true", organizers[i%3])}
 			case k == 2:
-				req = Request{Method: http.MethodDelete, Path: fmt.Sprintf("/categories/%v?force=true", categories[i%3]), Token: token}
+				req = Request{Method: http.MethodDelete, Path: fmt.Sprintf("/categories/%v?force=true", categories[i%3])}
 			default:
-				req = Request{Method: http.MethodDelete, Path: fmt.Sprintf("/tags/%v?force=true", tags[i%3]), Token: token}
+				req = Request{Method: http.MethodDelete, Path: fmt.Sprintf("/tags/%v?force=true", tags[i%3])}
 			}
+			req.Token = token
 			answers[i] = app.doRecord(req)
 		})
 		for i, a := range answers {
