@@ -489,8 +489,7 @@ func eventRefs(in *EventFields) models.EventRefs {
 // the write (before) and counts for after it.
 func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, before models.TermLinks, created bool) error {
 	if created {
-		return tx.LinkNewEvent(e.ID, e.Status == models.StatusPublish, links.venues, links.organizers,
-			links.categories, links.tags)
+		return tx.LinkNewEvent(e, links.venues, links.organizers, links.categories, links.tags)
 	}
 	replace := []struct {
 		ids []uint64

@@ -377,7 +377,7 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 		if err := ec.requireCurrent(c, tx, e.ID, user); err != nil {
 			return err
 		}
-		before, err := tx.EventTermLinks(e)
+		before, err := e.TermLinks()
 		if err != nil {
 			return err
 		}
@@ -440,7 +440,7 @@ func (ec *EventController) delete(c *gin.Context, ref eventRef, in *EventDeleteP
 		if e, err = reload(tx, e.ID); err != nil {
 			return err
 		}
-		before, err := tx.EventTermLinks(e)
+		before, err := e.TermLinks()
 		if err != nil {
 			return err
 		}

@@ -48,8 +48,9 @@ type Event struct {
 	// UpdatedAt is the modification date ("modified" in the API).
 	UpdatedAt time.Time `gorm:"not null" json:"updated_at"`
 	// VenueLinks, OrganizerLinks, CategoryLinks and TagLinks copy the event's link rows onto its row (migration
-	// 00009), which is what reads of events scan (selectEvents): see LinkLists for their form. They are written
-	// when the event is created and by RefreshEventLinkLists after its links change, never by saving the event.
+	// 00009): they are how a read learns which records the event links to (LoadEventLinks, TermLinks); see
+	// LinkLists for their form. They are written when the event is created and by RefreshEventLinkLists after its
+	// links change, never by saving the event.
 	VenueLinks     *string `gorm:"<-:create" json:"venue_links"`
 	OrganizerLinks *string `gorm:"<-:create" json:"organizer_links"`
 	CategoryLinks  *string `gorm:"<-:create" json:"category_links"`
@@ -62,11 +63,6 @@ type Event struct {
 	Organizers []Organizer `gorm:"many2many:event_organizers" json:"-"`
 	Categories []Category  `gorm:"many2many:event_categories" json:"-"`
 	Tags       []Tag       `gorm:"many2many:event_tags" json:"-"`
-
-	// links are the event's link rows when the statement that read the event read them too (linksRead): see
-	// selectEvents. LoadEventLinks reads them for the events that came without.
-	links     []linkRow
-	linksRead bool
 }
 
 // EventVenue links an event to a venue; Position keeps the order the venues were given in.

@@ -131,15 +131,7 @@ func timeOrZero(t *time.Time) time.Time {
 	return *t
 }
 
-// eventLinkRowsSQL reads which venues and organizers (each in its position) and which categories and tags a set
-// of events links to, from the link tables' primary keys alone.
-const eventLinkRowsSQL = `SELECT 'v' AS kind, event_id, position, venue_id FROM event_venues WHERE event_id IN @ids
-UNION ALL SELECT 'o', event_id, position, organizer_id FROM event_organizers WHERE event_id IN @ids
-UNION ALL SELECT 'c', event_id, 0, category_id FROM event_categories WHERE event_id IN @ids
-UNION ALL SELECT 't', event_id, 0, tag_id FROM event_tags WHERE event_id IN @ids
-ORDER BY 2, 1, 3`
-
-// linkRow is one row of eventLinkRowsSQL: the event links to the record key names, at position.
+// linkRow is one item of an event's link lists: the event links to the record key names, at position.
 type linkRow struct {
 	eventID  uint64
 	position int
@@ -154,7 +146,7 @@ type recordKey struct {
 
 // LoadEventLinks fills the Venues and Organizers (in the order they were given, with their images), Categories
 // and Tags (by name, as WordPress returns terms) of the events, whatever their number: which records each event
-// links to (read with the events by selectEvents, else in one query), then those records in one query, except the
+// links to (its link lists, read with it), then those records in one query, except the
 // ones remembered at the data version the request is answered at (see VersionMemo). A page of events shares a few
 // venues, organizers and terms, which a calendar serves again and again, and the link rows alone are a fraction of
 // the work of reading the records with them.
@@ -233,28 +225,14 @@ func compareTerms(keyA string, idA uint64, keyB string, idB uint64) int {
 	return cmp.Compare(idA, idB)
 }
 
-// eventLinkRows returns the link rows of the events, by event and then kind and position: those read with the
-// events, and the others' from the link tables.
+// eventLinkRows returns the link rows of the events, from their link lists, by event and then kind and position.
 func (s *Store) eventLinkRows(events []Event) ([]linkRow, error) {
-	total := 0
+	var rows []linkRow
 	for i := range events {
-		total += len(events[i].links)
-	}
-	rows := make([]linkRow, 0, total)
-	var unread []uint64
-	for i := range events {
-		if events[i].linksRead {
-			rows = append(rows, events[i].links...)
-		} else {
-			unread = append(unread, events[i].ID)
-		}
-	}
-	if len(unread) > 0 {
-		read, err := s.linkRows(unread)
-		if err != nil {
+		var err error
+		if rows, err = events[i].appendLinkRows(rows); err != nil {
 			return nil, err
 		}
-		rows = append(rows, read...)
 	}
 	slices.SortFunc(rows, func(a, b linkRow) int {
 		if c := cmp.Compare(a.eventID, b.eventID); c != 0 {
@@ -268,22 +246,23 @@ func (s *Store) eventLinkRows(events []Event) ([]linkRow, error) {
 	return rows, nil
 }
 
-// readLinkLists sets e's link rows from its four link lists (NULL: no link of that kind), as selectEvents reads
-// them.
-func (e *Event) readLinkLists() error {
-	venues, organizers, categories, tags := e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks
-	n := 0
-	for _, list := range []*string{venues, organizers, categories, tags} {
-		if list != nil {
-			n += strings.Count(*list, ",") + 1
-		}
-	}
-	e.links, e.linksRead = make([]linkRow, 0, n), true
-	for _, list := range []struct {
+// appendLinkRows appends the link rows e's four link lists name (NULL: no link of that kind). Every event the
+// store hands out has them: reads select them with the row (selectEvents, LockEvent), and creates set them before
+// writing them (SetLinkLists, LinkNewEvent).
+func (e *Event) appendLinkRows(rows []linkRow) ([]linkRow, error) {
+	lists := []struct {
 		kind       string
 		text       *string
 		positioned bool
-	}{{"v", venues, true}, {"o", organizers, true}, {"c", categories, false}, {"t", tags, false}} {
+	}{{"v", e.VenueLinks, true}, {"o", e.OrganizerLinks, true}, {"c", e.CategoryLinks, false}, {"t", e.TagLinks, false}}
+	n := 0
+	for _, list := range lists {
+		if list.text != nil {
+			n += strings.Count(*list.text, ",") + 1
+		}
+	}
+	rows = slices.Grow(rows, n)
+	for _, list := range lists {
 		if list.text == nil {
 			continue
 		}
@@ -294,19 +273,19 @@ func (e *Event) readLinkLists() error {
 				position, rest, ok := strings.Cut(item, ":")
 				n, err := strconv.Atoi(position)
 				if !ok || err != nil {
-					return fmt.Errorf("models: link list %q of event %d", *list.text, e.ID)
+					return nil, fmt.Errorf("models: link list %q of event %d", *list.text, e.ID)
 				}
 				r.position, id = n, rest
 			}
 			n, err := strconv.ParseUint(id, 10, 64)
 			if err != nil {
-				return fmt.Errorf("models: link list %q of event %d", *list.text, e.ID)
+				return nil, fmt.Errorf("models: link list %q of event %d", *list.text, e.ID)
 			}
 			r.key.id = n
-			e.links = append(e.links, r)
+			rows = append(rows, r)
 		}
 	}
-	return nil
+	return rows, nil
 }
 
 // LinkLists returns the link lists (Event.VenueLinks and the three after it) of an event linked to venues and
@@ -340,14 +319,9 @@ func (e *Event) SetLinkLists(venues, organizers, categories, tags []uint64) {
 	e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks = LinkLists(venues, organizers, categories, tags)
 }
 
-// setLinkListsSQL sets the link lists of one event: linkListsArgs are its arguments.
+// setLinkListsSQL sets the link lists of one event, then its ID.
 const setLinkListsSQL = `UPDATE events SET venue_links = ?, organizer_links = ?, category_links = ?, tag_links = ?
 	WHERE id = ?`
-
-func linkListsArgs(eventID uint64, venues, organizers, categories, tags []uint64) []any {
-	v, o, c, t := LinkLists(venues, organizers, categories, tags)
-	return []any{v, o, c, t, eventID}
-}
 
 // refreshLinkListsSQL writes the link lists of the events with the IDs @ids from their link rows (string_agg is
 // PostgreSQL's and, since 3.44, SQLite's).
@@ -397,13 +371,6 @@ func (s *Store) unlinkEvents(joinTable, joinColumn string, id uint64, unlink fun
 	return s.RefreshEventLinkLists(ids...)
 }
 
-// linkRows reads the link rows of the events with these IDs, by event and then kind and position.
-func (s *Store) linkRows(ids []uint64) ([]linkRow, error) {
-	return scanAll(s.db.Raw(eventLinkRowsSQL, map[string]any{"ids": ids}), 8*len(ids), func(rows *sql.Rows, r *linkRow) error {
-		return rows.Scan(&r.key.kind, &r.eventID, &r.position, &r.key.id)
-	})
-}
-
 // linkedRecords returns the records the rows link to: those remembered at the data version the request is
 // answered at from the memo, the others read in one query (linkedRecordsSQL) and remembered. A record is shared, by
 // pointer, by the memo and every page that links to it, and never changed. Pages link to the same venues,
@@ -448,26 +415,21 @@ func (s *Store) linkedRecords(rows []linkRow) (map[recordKey]*eventLink, error) 
 	return records, nil
 }
 
-// EventTermLinks returns what the event contributes to term counts as it is stored now: from the link rows read
-// with the event (selectEvents) when it came with them, else from the link tables. A write that needs them current
-// reads the event after locking it (a statement of its own sees every write committed before it).
-func (s *Store) EventTermLinks(e *Event) (TermLinks, error) {
+// TermLinks returns what the event contributes to term counts as it is stored now, from its link lists. A
+// write that needs them current reads the event after locking it (LockEvent: a statement of its own sees every write
+// committed before it, and every write of the lists holds that lock).
+func (e *Event) TermLinks() (TermLinks, error) {
 	links := TermLinks{Published: e.Status == StatusPublish}
-	if e.linksRead {
-		for _, r := range e.links {
-			switch r.key.kind {
-			case "c":
-				links.Categories = append(links.Categories, r.key.id)
-			case "t":
-				links.Tags = append(links.Tags, r.key.id)
-			}
+	rows, err := e.appendLinkRows(nil)
+	for _, r := range rows {
+		switch r.key.kind {
+		case "c":
+			links.Categories = append(links.Categories, r.key.id)
+		case "t":
+			links.Tags = append(links.Tags, r.key.id)
 		}
-		return links, nil
 	}
-	if err := s.db.Model(&EventCategory{}).Where("event_id = ?", e.ID).Pluck("category_id", &links.Categories).Error; err != nil {
-		return links, err
-	}
-	return links, s.db.Model(&EventTag{}).Where("event_id = ?", e.ID).Pluck("tag_id", &links.Tags).Error
+	return links, err
 }
 
 // ReplaceEventVenues makes ids, in this order, the venues of the event; created says the event is new in this
@@ -537,13 +499,16 @@ func (s *Store) PairEventVenueCategories(eventID uint64) error {
 	WHERE v.event_id = ?`+lock, eventID).Error
 }
 
-// LinkNewEvent gives an event this transaction created its venues and organizers (in this order), categories and
-// tags, their venue and category pairs and its link lists (LinkLists), and records what it adds to term counts
-// (one for each of its terms when it is published, as AdjustTermCounts does for a write from no links). On
-// PostgreSQL it is one statement, whose parts are data-modifying CTEs; SQLite, which has none, takes one statement
-// per table.
-func (s *Store) LinkNewEvent(eventID uint64, published bool, venues, organizers, categories, tags []uint64) error {
-	after := TermLinks{Published: published, Categories: categories, Tags: tags}
+// LinkNewEvent gives e, an event this transaction created, its venues and organizers (in this order), categories
+// and tags, their venue and category pairs and its link lists (LinkLists, set on e too), and records what it adds
+// to term counts (one for each of its terms when it is published, as AdjustTermCounts does for a write from no
+// links). On PostgreSQL it is one statement, whose parts are data-modifying CTEs; SQLite, which has none, takes one
+// statement per table.
+func (s *Store) LinkNewEvent(e *Event, venues, organizers, categories, tags []uint64) error {
+	eventID := e.ID
+	e.SetLinkLists(venues, organizers, categories, tags)
+	lists := []any{e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks, eventID}
+	after := TermLinks{Published: e.Status == StatusPublish, Categories: categories, Tags: tags}
 	if s.dialect != Postgres {
 		for _, r := range []struct {
 			ids []uint64
@@ -557,7 +522,6 @@ func (s *Store) LinkNewEvent(eventID uint64, published bool, venues, organizers,
 		if err := s.PairEventVenueCategories(eventID); err != nil {
 			return err
 		}
-		lists := linkListsArgs(eventID, venues, organizers, categories, tags)
 		if err := s.db.Exec(setLinkListsSQL, lists...).Error; err != nil {
 			return err
 		}
@@ -591,7 +555,7 @@ func (s *Store) LinkNewEvent(eventID uint64, published bool, venues, organizers,
 	add("INSERT INTO term_count_deltas (taxonomy, term_id, delta) VALUES ", "(?, ?, ?)", len(deltas),
 		func(i int) []any { return []any{deltas[i].Taxonomy, deltas[i].TermID, deltas[i].Delta} })
 	parts = append(parts, setLinkListsSQL)
-	args = append(args, linkListsArgs(eventID, venues, organizers, categories, tags)...)
+	args = append(args, lists...)
 	sql := parts[len(parts)-1]
 	if len(parts) > 1 {
 		ctes := make([]string, len(parts)-1)

@@ -68,7 +68,7 @@ func scanEvents(query *gorm.DB, expected int) ([]Event, error) {
 		if e.ImageID != nil && imageURL != nil {
 			e.Image = &Image{ID: *e.ImageID, URL: *imageURL, Extension: *imageExt, CreatedAt: *imageCreated}
 		}
-		return e.readLinkLists()
+		return nil
 	})
 }
 

@@ -152,7 +152,7 @@ func isLiteralSQL(e ast.Expr) bool {
 	case *ast.ParenExpr:
 		return isLiteralSQL(x.X)
 	case *ast.Ident:
-		// Package constants (eventOrder, eventLinkRowsSQL) and struct values (&Event{} as a model) are fixed.
+		// Package constants (eventOrder, selectEvents) and struct values (&Event{} as a model) are fixed.
 		return x.Obj == nil || x.Obj.Kind == ast.Con
 	case *ast.UnaryExpr, *ast.CompositeLit:
 		return true
