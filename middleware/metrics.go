@@ -38,7 +38,7 @@ func NewMetrics(db *sql.DB) *Metrics {
 	return m
 }
 
-// WatchCache exports the response cache's hit and miss counts and its size.
+// WatchCache exports the response cache's hit and miss counts, its size and its dictionary's.
 func (m *Metrics) WatchCache(r *Responses) {
 	m.registry.MustRegister(
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
@@ -52,7 +52,11 @@ func (m *Metrics) WatchCache(r *Responses) {
 		}, func() float64 { n, _ := r.Size(); return float64(n) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "calendar_response_cache_bytes", Help: "Weight of the answers the response cache holds (compressed).",
-		}, func() float64 { _, b := r.Size(); return float64(b) }))
+		}, func() float64 { _, b := r.Size(); return float64(b) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "calendar_response_cache_dictionary_bytes",
+			Help: "Size of the dictionary the response cache compresses answers with, learned from its first answers (0 until then).",
+		}, func() float64 { return float64(r.DictionarySize()) }))
 }
 
 // Middleware records each request under its route pattern (never the raw path, so labels stay bounded).

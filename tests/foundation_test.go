@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -122,6 +123,54 @@ func TestMetricsCountResponseCacheHitsAndMisses(t *testing.T) {
 	}
 	if string(answers[0].Body) != string(answers[2].Body) {
 		t.Errorf("the cached body differs from the built one")
+	}
+}
+
+func TestCachedAnswersAreTheBuiltOnesBeforeAndAfterTheCacheLearnsItsDictionary(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	app.Get("/").ExpectStatus(t, http.StatusOK) // the suite's response validation reads /doc once, first
+	editor := app.Token(models.RoleEditor)
+	var paths []string
+	for i := range 24 {
+		description := strings.Repeat(fmt.Sprintf("<p>Rehearsal %d of the season's programme, open to all. </p>", i), 30)
+		event := app.createEvent(t, editor, eventBody(fmt.Sprintf("Concert %d", i), i+1, "description", description))
+		paths = append(paths, eventPath(event))
+	}
+	if n := cacheMetric(t, app, "dictionary_bytes"); n != 0 {
+		t.Fatalf("the cache has a %d-byte dictionary before it stored any answer", n)
+	}
+	// Pages of ten such events are over 16 KB: four of them teach the cache its dictionary, and answers stored
+	// before it exists stay readable without it.
+	for page := 1; page <= 2; page++ {
+		for _, size := range []int{5, 10} {
+			paths = append(paths, fmt.Sprintf("/events?per_page=%d&page=%d", size, page))
+		}
+	}
+	built := map[string]*Response{}
+	for _, path := range paths[24:] {
+		built[path] = app.Get(path).ExpectStatus(t, http.StatusOK)
+	}
+	if n := cacheMetric(t, app, "dictionary_bytes"); n != 64<<10 {
+		t.Fatalf("after four large answers the cache's dictionary has %d bytes, want 65536", n)
+	}
+	for _, path := range paths[:24] { // stored with the dictionary
+		built[path] = app.Get(path).ExpectStatus(t, http.StatusOK)
+	}
+	hits := cacheMetric(t, app, "hits_total")
+	for _, path := range paths {
+		cached := app.Get(path).ExpectStatus(t, http.StatusOK)
+		if string(cached.Body) != string(built[path].Body) {
+			t.Errorf("%s: the cached body differs from the built one", path)
+		}
+		for _, name := range []string{"Content-Type", "X-TEC-Total", "X-TEC-TotalPages", "Link", "ETag", "Content-Length"} {
+			if want, got := built[path].Header.Values(name), cached.Header.Values(name); strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Errorf("%s: %s built %q, cached %q", path, name, want, got)
+			}
+		}
+	}
+	if n := cacheMetric(t, app, "hits_total") - hits; n != len(paths) {
+		t.Fatalf("reading %d answers again made %d cache hits", len(paths), n)
 	}
 }
 
