@@ -288,8 +288,8 @@ func (d *answerDictionary) learn(body []byte) {
 
 // DictionarySize returns the size of the dictionary the cache compresses answers with, 0 until it is learned.
 func (r *Responses) DictionarySize() int {
-	if dict := r.dictionary.current(); dict != nil {
-		return len(dict.Bytes()) - 1 // without the varint of its first repeat offset (0)
+	if r.dictionary.current() != nil {
+		return dictionarySize
 	}
 	return 0
 }
