@@ -105,10 +105,10 @@ const insertStatementTimeout = 30 * time.Second
 // the table's own column types and its link lists, plus its links), with their links, the venue and category
 // pairs, the count deltas of published events' terms (one row per term, however many of the batch's events it
 // counts: popular terms then have few pending deltas for readers to add up) and one data version, in one
-// statement. Events whose slug is
-// taken are skipped (ON CONFLICT DO NOTHING), and so are their links (they join the inserted rows by slug); the
-// statement returns the IDs and slugs of the events it inserted. The data version is bumped as bumpVersion does,
-// in a free shard (or, when all are taken, in the one @shard names), and only when an event was inserted.
+// statement. Events whose slug is taken are skipped (ON CONFLICT DO NOTHING), and so are their links (they join
+// the inserted rows by slug); the statement returns the IDs and slugs of the events it inserted. The data version
+// is bumped as bumpVersion does, in a free shard (or, when all are taken, in the one @shard names), and only when
+// an event was inserted.
 const insertEventsSQL = `WITH x AS (
 	SELECT r.*, l.venues, l.organizers, l.categories, l.tags
 	FROM jsonb_array_elements(CAST(@batch AS jsonb)) AS j(event),

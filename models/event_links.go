@@ -146,10 +146,9 @@ type recordKey struct {
 
 // LoadEventLinks fills the Venues and Organizers (in the order they were given, with their images), Categories
 // and Tags (by name, as WordPress returns terms) of the events, whatever their number: which records each event
-// links to (its link lists, read with it), then those records in one query, except the
-// ones remembered at the data version the request is answered at (see VersionMemo). A page of events shares a few
-// venues, organizers and terms, which a calendar serves again and again, and the link rows alone are a fraction of
-// the work of reading the records with them.
+// links to (its link lists, read with it), then those records in one query, except the ones remembered at the data
+// version the request is answered at (see VersionMemo). A page of events shares a few venues, organizers and
+// terms, which a calendar serves again and again.
 func (s *Store) LoadEventLinks(events []Event) error {
 	if len(events) == 0 {
 		return nil
@@ -160,7 +159,7 @@ func (s *Store) LoadEventLinks(events []Event) error {
 		index[e.ID] = e
 		e.Venues, e.Organizers, e.Categories, e.Tags = []Venue{}, []Organizer{}, []Category{}, []Tag{}
 	}
-	rows, err := s.eventLinkRows(events)
+	rows, err := eventLinkRows(events)
 	if err != nil {
 		return err
 	}
@@ -226,7 +225,7 @@ func compareTerms(keyA string, idA uint64, keyB string, idB uint64) int {
 }
 
 // eventLinkRows returns the link rows of the events, from their link lists, by event and then kind and position.
-func (s *Store) eventLinkRows(events []Event) ([]linkRow, error) {
+func eventLinkRows(events []Event) ([]linkRow, error) {
 	var rows []linkRow
 	for i := range events {
 		var err error

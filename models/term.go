@@ -422,9 +422,9 @@ func (s *Store) UpdateTerm(tax *Taxonomy, id uint64, in TermInput) (*Term, error
 }
 
 // DeleteTerm deletes a term for good and returns it as it was. Events lose it (the link tables cascade, and their
-// link lists are written again: unlinkEvents); the
-// children of a category move to its parent, unless one of them would then share its name with a new sibling
-// (409 rest_cannot_delete naming the clash, since names are unique per parent).
+// link lists are written again: unlinkEvents); the children of a category move to its parent, unless one of them
+// would then share its name with a new sibling (409 rest_cannot_delete naming the clash, since names are unique
+// per parent).
 func (s *Store) DeleteTerm(tax *Taxonomy, id uint64) (*Term, error) {
 	if tax.hierarchical {
 		if err := s.lockHierarchy(tax); err != nil {
