@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,6 +32,25 @@ type scenario struct {
 	connections int
 	// write marks a scenario that changes data (issue 8's 75% at 1,000,000 events is asked of reads only).
 	write bool
+}
+
+// uncached returns the scenario with a parameter the service ignores added to each of its reads, different for
+// every request: no answer comes from the response cache, as none does while writes keep moving the data version.
+func (sc scenario) uncached() scenario {
+	if sc.write {
+		return sc
+	}
+	next := sc.next
+	sc.next = func(w, i int) request {
+		r := next(w, i)
+		sep := "?"
+		if strings.Contains(r.path, "?") {
+			sep = "&"
+		}
+		r.path += sep + "uncached=" + strconv.Itoa(w) + "-" + strconv.Itoa(i)
+		return r
+	}
+	return sc
 }
 
 // Result holds the figures of one scenario.

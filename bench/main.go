@@ -49,6 +49,7 @@ type options struct {
 	keep        bool
 	reuse       bool
 	compare     string
+	uncached    bool
 	serveStatic string
 	addr        string
 }
@@ -66,6 +67,7 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the benchmark database afterwards")
 	flag.BoolVar(&o.reuse, "reuse", false, "reuse the kept database of an earlier run with -keep (skips seeding)")
 	flag.StringVar(&o.compare, "compare", "", "JSON results of an earlier run (say, at 100,000 events) to print each scenario's throughput against")
+	flag.BoolVar(&o.uncached, "uncached", false, "make every read request distinct (an ignored parameter), so that none is answered from the response cache: what an instance sustains while writes keep changing the data version")
 	flag.StringVar(&o.serveStatic, "serve-static", "", "internal: serve this file's bytes as the static baseline")
 	flag.StringVar(&o.addr, "addr", "", "internal: address for -serve-static")
 	flag.Parse()
@@ -134,6 +136,12 @@ func runBench(ctx context.Context, o options) error {
 		if o.only != "" && !contains(strings.Split(o.only, ","), sc.name) {
 			continue
 		}
+		if o.uncached {
+			if sc.name == uncachedCategoryAndVenue {
+				continue // the same as category + venue in this mode
+			}
+			sc = sc.uncached()
+		}
 		if ctx.Err() != nil {
 			break
 		}
@@ -142,7 +150,7 @@ func runBench(ctx context.Context, o options) error {
 		if baseline.RPS > 0 {
 			r.RatioToStatic = r.RPS / baseline.RPS
 		}
-		if t, ok := targets[sc.name]; ok {
+		if t, ok := targets[sc.name]; ok && !o.uncached { // issue 8's figures are of the normal mix
 			t := t
 			met := r.RPS >= t.RPS && r.P99ms <= t.P99ms && r.Errors == 0
 			r.Target, r.Met = &t, &met
@@ -151,7 +159,7 @@ func runBench(ctx context.Context, o options) error {
 	}
 	peak := server.peakRSS()
 	report := Report{Database: o.db, Settings: su.settings, Events: o.events, SeedSeconds: su.seeded.Seconds(),
-		Connections: o.connections, Seconds: o.duration.Seconds(), PeakRSSMB: float64(peak) / 1024, Results: results,
+		Connections: o.connections, Seconds: o.duration.Seconds(), Uncached: o.uncached, PeakRSSMB: float64(peak) / 1024, Results: results,
 		When: time.Now().UTC().Format(time.RFC3339)}
 	if o.compare != "" {
 		if err := report.compareWith(o.compare); err != nil {
@@ -165,17 +173,22 @@ func runBench(ctx context.Context, o options) error {
 // staticScenario names the static-bytes baseline among the results.
 const staticScenario = "static bytes"
 
+// uncachedCategoryAndVenue is category + venue with every answer built: with -uncached it repeats category + venue.
+const uncachedCategoryAndVenue = "category + venue uncached"
+
 // Report is everything one run measured.
 type Report struct {
-	Database    string   `json:"database"`
-	Settings    string   `json:"settings"`
-	Events      int      `json:"events"`
-	SeedSeconds float64  `json:"seed_seconds"` // 0 when an earlier run's database was reused
-	Connections int      `json:"connections"`
-	Seconds     float64  `json:"seconds_per_scenario"`
-	PeakRSSMB   float64  `json:"server_peak_rss_mb"`
-	When        string   `json:"when"`
-	Results     []Result `json:"results"`
+	Database    string  `json:"database"`
+	Settings    string  `json:"settings"`
+	Events      int     `json:"events"`
+	SeedSeconds float64 `json:"seed_seconds"` // 0 when an earlier run's database was reused
+	Connections int     `json:"connections"`
+	Seconds     float64 `json:"seconds_per_scenario"`
+	PeakRSSMB   float64 `json:"server_peak_rss_mb"`
+	// Uncached says every read request was made distinct (-uncached), so that the response cache answered none.
+	Uncached bool     `json:"uncached,omitempty"`
+	When     string   `json:"when"`
+	Results  []Result `json:"results"`
 	// ComparedWith describes the earlier run of -compare, whose throughput each result's Kept is a share of.
 	ComparedWith string `json:"compared_with,omitempty"`
 }
@@ -221,8 +234,12 @@ func printReport(w io.Writer, r Report) {
 	if r.SeedSeconds > 0 {
 		seeded = fmt.Sprintf("seeded in %.0fs", r.SeedSeconds)
 	}
-	fmt.Fprintf(w, "\n%s (%s), %d events (%s), %d connections, %.0fs per scenario, server peak RSS %.1f MB\n\n",
-		r.Database, r.Settings, r.Events, seeded, r.Connections, r.Seconds, r.PeakRSSMB)
+	mode := ""
+	if r.Uncached {
+		mode = ", every read uncached"
+	}
+	fmt.Fprintf(w, "\n%s (%s), %d events (%s), %d connections, %.0fs per scenario%s, server peak RSS %.1f MB\n\n",
+		r.Database, r.Settings, r.Events, seeded, r.Connections, r.Seconds, mode, r.PeakRSSMB)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	kept := ""
 	if r.ComparedWith != "" {
@@ -459,11 +476,8 @@ func scenarios(f fixtures, token string) []scenario {
 		}},
 		{name: "search", next: func(int, int) request { return get("/events?search=jazz") }},
 		{name: "category + venue", next: func(w, _ int) request { return get(categoryAndVenue(w)) }},
-		// The same lists, each request made distinct by a parameter the service ignores: every one misses the
-		// response cache, which shows what the query path itself sustains.
-		{name: "category + venue uncached", next: func(w, i int) request {
-			return get(categoryAndVenue(w) + fmt.Sprintf("&uncached=%d-%d", w, i))
-		}},
+		// The same lists, each missing the response cache, which shows what the query path itself sustains.
+		scenario{name: uncachedCategoryAndVenue, next: func(w, _ int) request { return get(categoryAndVenue(w)) }}.uncached(),
 		{name: "date window strict", next: func(int, int) request {
 			return get("/events?strict_dates=true&start_date=" + windowStart + "%2000:00:00&end_date=" + windowEnd + "%2023:59:59")
 		}},
