@@ -1,7 +1,9 @@
 package tests
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,5 +159,49 @@ func TestPublicationDates(t *testing.T) {
 	}
 	if plain["modified_utc"] != plain["date_utc"] {
 		t.Fatalf("modified %v", plain["modified_utc"])
+	}
+}
+
+// TestAnEventNeverEndsBeforeItStarts proves the rule the list's date scopes rely on (each bound on the start bounds
+// the end too, and the other way round): the API refuses such dates, and so does the database itself, whatever
+// writes to it; and a date window still lists exactly the events inside it, long ones across its edges left out.
+func TestAnEventNeverEndsBeforeItStarts(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	create := func(title, start, end string) int {
+		return evID(app.createEvent(t, token, map[string]any{"title": title, "start_date": start, "end_date": end}))
+	}
+	inside := create("Inside", "2031-03-10 10:00:00", "2031-03-10 12:00:00")
+	fromBefore := create("From before", "2031-02-20 10:00:00", "2031-03-10 12:00:00")
+	untilAfter := create("Until after", "2031-03-20 10:00:00", "2031-04-10 12:00:00")
+	across := create("Across", "2031-02-20 10:00:00", "2031-04-10 12:00:00")
+
+	app.Do(Request{Method: http.MethodPost, Path: "/events", Token: token, Body: map[string]any{"title": "Backwards",
+		"start_date": "2031-03-10 12:00:00", "end_date": "2031-03-10 10:00:00"}}).
+		ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
+	app.Do(Request{Method: http.MethodPatch, Path: fmt.Sprintf("/events/%d", inside), Token: token,
+		Body: map[string]any{"start_date": "2031-03-10 13:00:00"}}).ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
+	err := app.Store.DB().Exec("UPDATE events SET end_utc = ? WHERE id = ?",
+		time.Date(2031, 3, 10, 9, 0, 0, 0, time.UTC), inside).Error
+	if err == nil || !strings.Contains(err.Error(), "events_end_not_before_start") {
+		t.Fatalf("the database took an end before the start: %v", err)
+	}
+
+	for _, c := range []struct {
+		query string
+		want  []int
+	}{
+		{"start_date=2031-03-01&end_date=2031-03-31", []int{inside}},
+		{"start_date=2031-03-01 00:00:00&end_date=2031-03-31 00:00:00&strict_dates=true", []int{inside}},
+		{"start_date=2031-02-01&end_date=2031-03-31", []int{fromBefore, inside}},
+		{"start_date=2031-03-01&end_date=2031-04-30", []int{inside, untilAfter}},
+		{"starts_after=2031-03-01&ends_before=2031-04-30", []int{inside, untilAfter}},
+		{"starts_before=2031-03-01&ends_after=2031-03-31", []int{across}},
+		{"starts_after=2031-02-01&ends_before=2031-03-31", []int{fromBefore, inside}},
+	} {
+		if got := app.listIDs(t, strings.ReplaceAll(c.query, " ", "%20"), ""); !sameInts(got, c.want) {
+			t.Errorf("%s lists %v, want %v", c.query, got, c.want)
+		}
 	}
 }
