@@ -9,6 +9,7 @@ import (
 // listBounds are the date bounds of an event list (reference §7.6 with API.md §3), as instants.
 type listBounds struct {
 	strict                    bool
+	chosen                    bool // the request sent a bound (see addImplied)
 	start, end                *time.Time
 	startsBefore, startsAfter *time.Time
 	endsBefore, endsAfter     *time.Time
@@ -40,6 +41,8 @@ func (ec *EventController) listDateBounds(in *EventFilters, now time.Time, inval
 		}
 		return &t
 	}
+	b.chosen = in.StartDate.Set || in.EndDate.Set || in.StartsBefore.Set || in.StartsAfter.Set || in.EndsBefore.Set ||
+		in.EndsAfter.Set
 	b.start = parse("start_date", in.StartDate, true)
 	b.end = parse("end_date", in.EndDate, false)
 	b.startsBefore = parse("starts_before", in.StartsBefore, false)
@@ -69,12 +72,39 @@ func (b listBounds) addWindow(q *eventQuery, site *time.Location) {
 	b.apply(q, site, "end_date", b.end, models.EventsEndingAtOrBefore)
 }
 
-// addRelative applies starts_* and ends_* and echoes them, in site time.
+// addRelative applies starts_* and ends_* and echoes them, in site time, then the bounds they all imply.
 func (b listBounds) addRelative(q *eventQuery, site *time.Location) {
 	b.apply(q, site, "starts_before", b.startsBefore, models.EventsStartingBefore)
 	b.apply(q, site, "starts_after", b.startsAfter, models.EventsStartingAfter)
 	b.apply(q, site, "ends_before", b.endsBefore, models.EventsEndingBefore)
 	b.apply(q, site, "ends_after", b.endsAfter, models.EventsEndingAfter)
+	b.addImplied(q)
+}
+
+// addImplied adds, to a list whose request sent a bound, the bounds that its bounds imply: an event never ends
+// before it starts (the writes refuse it and migration 00010 checks it), so a lower bound on the start is one on
+// the end, and an upper bound on the end one on the start. With both, PostgreSQL reads a window as a range of
+// either index, start or end: a two-week window's count at a million events took 1.7 ms instead of 230 (365,000
+// index entries of events ending before the window's end). Such a list is planned for its values
+// (models.Store.PlannedForValues), whose generic plans would take each range for a few rows. The default window
+// adds nothing: it is the same for every list of the day, so their plans are made once, and the bounds it would
+// imply exclude next to nothing.
+func (b listBounds) addImplied(q *eventQuery) {
+	if !b.chosen {
+		return
+	}
+	q.plannedForValues = true
+	for _, implied := range []struct {
+		t     *time.Time
+		scope func(time.Time) models.Scope
+	}{
+		{b.start, models.EventsEndingAtOrAfter}, {b.startsAfter, models.EventsEndingAfter},
+		{b.end, models.EventsStartingAtOrBefore}, {b.endsBefore, models.EventsStartingBefore},
+	} {
+		if implied.t != nil {
+			q.add(implied.scope(*implied.t))
+		}
+	}
 }
 
 func (b listBounds) apply(q *eventQuery, site *time.Location, name string, t *time.Time, scope func(time.Time) models.Scope) {

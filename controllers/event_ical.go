@@ -121,6 +121,7 @@ func (ec *EventController) feed(c *gin.Context, in *EventFilters) error {
 	if err != nil {
 		return err
 	}
+	store = q.on(store)
 	zones, err := store.EventFeedZones(q.scopes, ec.Config.ICalMaxEvents+1)
 	if err != nil {
 		return err

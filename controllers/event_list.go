@@ -89,9 +89,19 @@ func (l EventList) appendJSON(buf []byte) ([]byte, error) {
 type eventQuery struct {
 	scopes []models.Scope
 	args   QueryArgs
+	// plannedForValues says that the database must plan the list's queries for their values (listBounds.addImplied)
+	plannedForValues bool
 }
 
 func (q *eventQuery) add(s models.Scope) { q.scopes = append(q.scopes, s) }
+
+// on returns the store that reads the list's events: store, or the same planned for the list's values.
+func (q *eventQuery) on(store *models.Store) *models.Store {
+	if q.plannedForValues {
+		return store.PlannedForValues()
+	}
+	return store
+}
 
 // List handles GET /events: the events the caller may see that pass every filter, ordered by start then ID, one
 // page at a time. A page past the last is 404 event-archive-page-not-found.
@@ -109,7 +119,7 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 	}
 	q.args = append(QueryArgs{}.Add("page", strconv.Itoa(page.Number)).Add("per_page", strconv.Itoa(page.Size)),
 		q.args...)
-	events, total, err := store.ListEvents(q.scopes, page)
+	events, total, err := q.on(store).ListEvents(q.scopes, page)
 	if err != nil {
 		return err
 	}

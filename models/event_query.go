@@ -113,39 +113,34 @@ func EventsWithStatus(statuses ...string) Scope {
 	}
 }
 
-// EventsStartingAtOrAfter keeps events that start at or after t. An event never ends before it starts (the writes
-// refuse it and migration 00010 checks it), so each bound on one of start and end bounds the other too: the scopes
-// that can say so, so that PostgreSQL can read a date window as a range of either index, start or end (a two-week
-// window among a million events: 1.7 ms instead of 230 for its count, which read every event ending before it).
-func EventsStartingAtOrAfter(t time.Time) Scope {
-	return compareTime("events.start_utc >= @t AND events.end_utc >= @t", t)
-}
+// EventsStartingAtOrAfter keeps events that start at or after t.
+func EventsStartingAtOrAfter(t time.Time) Scope { return compareTime("events.start_utc >= ?", t) }
+
+// EventsStartingAtOrBefore keeps events that start at or before t.
+func EventsStartingAtOrBefore(t time.Time) Scope { return compareTime("events.start_utc <= ?", t) }
 
 // EventsStartingAfter keeps events that start after t.
-func EventsStartingAfter(t time.Time) Scope {
-	return compareTime("events.start_utc > @t AND events.end_utc > @t", t)
-}
+func EventsStartingAfter(t time.Time) Scope { return compareTime("events.start_utc > ?", t) }
 
 // EventsStartingBefore keeps events that start before t.
-func EventsStartingBefore(t time.Time) Scope { return compareTime("events.start_utc < @t", t) }
+func EventsStartingBefore(t time.Time) Scope { return compareTime("events.start_utc < ?", t) }
 
 // EventsEndingAtOrBefore keeps events that end at or before t.
-func EventsEndingAtOrBefore(t time.Time) Scope {
-	return compareTime("events.end_utc <= @t AND events.start_utc <= @t", t)
-}
+func EventsEndingAtOrBefore(t time.Time) Scope { return compareTime("events.end_utc <= ?", t) }
+
+// EventsEndingAtOrAfter keeps events that end at or after t.
+func EventsEndingAtOrAfter(t time.Time) Scope { return compareTime("events.end_utc >= ?", t) }
 
 // EventsEndingAfter keeps events that end after t.
-func EventsEndingAfter(t time.Time) Scope { return compareTime("events.end_utc > @t", t) }
+func EventsEndingAfter(t time.Time) Scope { return compareTime("events.end_utc > ?", t) }
 
 // EventsEndingBefore keeps events that end before t.
-func EventsEndingBefore(t time.Time) Scope {
-	return compareTime("events.end_utc < @t AND events.start_utc < @t", t)
-}
+func EventsEndingBefore(t time.Time) Scope { return compareTime("events.end_utc < ?", t) }
 
 // compareTime compares a time column with t as UTC, the form every instant is stored in: SQLite compares the
 // stored text, which only orders correctly when both sides have the same offset.
 func compareTime(cond string, t time.Time) Scope {
-	return func(db *gorm.DB) *gorm.DB { return db.Where(cond, sql.Named("t", t.UTC())) }
+	return func(db *gorm.DB) *gorm.DB { return db.Where(cond, t.UTC()) }
 }
 
 // EventsFeatured keeps featured events (featured true) or the others (false).

@@ -106,3 +106,42 @@ func TestSelectEventsReadsEveryColumnOfEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestAStorePlannedForValuesPreparesNoStatement proves, with a PostgreSQL test database, that the queries of
+// PlannedForValues run as unnamed statements, which PostgreSQL plans at every run with the values bound, while the
+// store's own are prepared once and kept (so that, after five runs, PostgreSQL may give them a generic plan).
+func TestAStorePlannedForValuesPreparesNoStatement(t *testing.T) {
+	url := os.Getenv("CALENDAR_TEST_DATABASE_URL")
+	if url == "" {
+		t.Skip("CALENDAR_TEST_DATABASE_URL is not set")
+	}
+	s, err := Open(Postgres, url, 1) // one connection: every query below runs in the same session
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	probe := func(store *Store) {
+		for i := range 6 {
+			var n int
+			if err := store.DB().Raw("SELECT ? + 1 AS planned_for_values_probe", i).Scan(&n).Error; err != nil || n != i+1 {
+				t.Fatalf("the probe answered %d (%v), want %d", n, err, i+1)
+			}
+		}
+	}
+	prepared := func() int {
+		var n int
+		if err := s.DB().Raw(`SELECT count(*) FROM pg_prepared_statements
+			WHERE statement LIKE '%planned\_for\_values\_probe' ESCAPE '\'`).Scan(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	probe(s.PlannedForValues())
+	if n := prepared(); n != 0 {
+		t.Fatalf("%d prepared statements after six queries planned for their values, want 0", n)
+	}
+	probe(s)
+	if n := prepared(); n != 1 {
+		t.Fatalf("%d prepared statements after six queries of the store itself, want 1", n)
+	}
+}
