@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/gin-gonic/gin"
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 	"github.com/klauspost/compress/s2"
-	"github.com/maypok86/otter/v2"
 
 	"calendar/controllers"
 	"calendar/models"
@@ -32,7 +32,7 @@ var cachedHeaders = func() []string {
 // takes in memory: see cachedAnswer.weight).
 type Responses struct {
 	versions   *models.VersionReader
-	cache      *otter.Cache[string, *cachedAnswer]
+	cache      *answerCache
 	dictionary answerDictionary
 
 	mu       sync.Mutex
@@ -87,14 +87,77 @@ const maxCachedBody = 512 << 10
 
 // NewResponses builds the response layer with a cache of at most maxBytes of answers.
 func NewResponses(store *models.Store, maxBytes uint64) *Responses {
-	cache, err := otter.New(&otter.Options[string, *cachedAnswer]{
-		MaximumWeight: maxBytes,
-		Weigher:       func(key string, a *cachedAnswer) uint32 { return uint32(len(key) + a.weight()) },
+	return &Responses{versions: store.NewVersionReader(), cache: newAnswerCache(maxBytes),
+		inflight: map[string]chan struct{}{}}
+}
+
+// answerCache holds answers up to a total weight (key and cachedAnswer.weight), and evicts the least recently used
+// first. It keeps every answer it is given. A cache that admits an answer only when it is asked for more often than
+// the one it would evict (W-TinyLFU, which this cache had been) counts only the requests that find an answer, not
+// those that wait while it is built: at a million events it turned away, six times running, a geolocation page
+// that took 0.6 s to build while 31 requests waited for it, and they waited 4.5 s; and it kept the single events of
+// the scenario before in place of the category + venue pages being asked for.
+type answerCache struct {
+	mu      sync.Mutex
+	entries *simplelru.LRU[string, *cachedAnswer]
+	weight  uint64 // of the entries held
+	max     uint64
+}
+
+func newAnswerCache(maxBytes uint64) *answerCache {
+	c := &answerCache{max: maxBytes}
+	c.entries = c.newEntries()
+	return c
+}
+
+// newEntries returns an empty LRU list whose evictions give their weight back. Its count bound is never the one
+// reached: every entry weighs at least entryOverhead.
+func (c *answerCache) newEntries() *simplelru.LRU[string, *cachedAnswer] {
+	entries, err := simplelru.NewLRU(int(c.max/entryOverhead)+1, func(key string, a *cachedAnswer) {
+		c.weight -= weigh(key, a)
 	})
 	if err != nil {
-		panic(err) // only for invalid options, which are constant here
+		panic(err) // only for a size below 1, which the +1 rules out
 	}
-	return &Responses{versions: store.NewVersionReader(), cache: cache, inflight: map[string]chan struct{}{}}
+	return entries
+}
+
+func weigh(key string, a *cachedAnswer) uint64 { return uint64(len(key) + a.weight()) }
+
+// get returns the answer for key and marks it the most recently used.
+func (c *answerCache) get(key string) (*cachedAnswer, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries.Get(key)
+}
+
+// set stores the answer for key, then evicts the least recently used answers until the weight is within bounds
+// (an answer heavier than the bound alone is not kept).
+func (c *answerCache) set(key string, a *cachedAnswer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries.Remove(key) // its weight is given back; Add would replace it silently
+	c.entries.Add(key, a)
+	c.weight += weigh(key, a)
+	for c.weight > c.max {
+		c.entries.RemoveOldest()
+	}
+}
+
+// clear drops every answer at once.
+func (c *answerCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries.Len() > 0 {
+		c.entries, c.weight = c.newEntries(), 0
+	}
+}
+
+// size returns how many answers the cache holds and their weight.
+func (c *answerCache) size() (int, uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries.Len(), c.weight
 }
 
 // For returns the handler for one GET endpoint. clock (nil for endpoints whose answers never depend on the
@@ -198,11 +261,7 @@ func (r *Responses) Writes() gin.HandlerFunc {
 }
 
 // forget drops every cached answer.
-func (r *Responses) forget() {
-	if r.cache.EstimatedSize() > 0 {
-		r.cache.InvalidateAll()
-	}
-}
+func (r *Responses) forget() { r.cache.clear() }
 
 // outdated tells whether the request's answer is of an older data version than one already answered at: storing
 // it would only add an answer nobody can ask for again.
@@ -224,7 +283,7 @@ func (r *Responses) store(key string, header http.Header, body []byte, etag stri
 			a.header = append(a.header, cachedHeader{name: name, values: v})
 		}
 	}
-	r.cache.Set(key, a)
+	r.cache.set(key, a)
 }
 
 // encodeBuffers are scratch space for compressing answers: S2 needs room for the worst case, several times what
@@ -300,7 +359,7 @@ func (r *Responses) Stats() (hits, misses uint64) { return r.hits.Load(), r.miss
 // Size returns how many answers the cache holds and their weight in bytes (keys, compressed bodies, ETags,
 // headers and entryOverhead each).
 func (r *Responses) Size() (answers int, bytes uint64) {
-	return r.cache.EstimatedSize(), r.cache.WeightedSize()
+	return r.cache.size()
 }
 
 // stream serves an answer that is too large to hold (an iCalendar feed of up to CALENDAR_ICAL_MAX_EVENTS events):
@@ -345,7 +404,7 @@ func period(c *gin.Context, clock func(*gin.Context) string) string {
 // caller builds it; lead says it has taken the key and must call done(key) afterwards.
 func (r *Responses) cached(c *gin.Context, key string) (a *cachedAnswer, lead bool) {
 	for {
-		if a, ok := r.cache.GetIfPresent(key); ok {
+		if a, ok := r.cache.get(key); ok {
 			return a, false
 		}
 		r.mu.Lock()
