@@ -72,13 +72,12 @@ func (b listBounds) addWindow(q *eventQuery, site *time.Location) {
 	b.apply(q, site, "end_date", b.end, models.EventsEndingAtOrBefore)
 }
 
-// addRelative applies starts_* and ends_* and echoes them, in site time, then the bounds they all imply.
+// addRelative applies starts_* and ends_* and echoes them, in site time.
 func (b listBounds) addRelative(q *eventQuery, site *time.Location) {
 	b.apply(q, site, "starts_before", b.startsBefore, models.EventsStartingBefore)
 	b.apply(q, site, "starts_after", b.startsAfter, models.EventsStartingAfter)
 	b.apply(q, site, "ends_before", b.endsBefore, models.EventsEndingBefore)
 	b.apply(q, site, "ends_after", b.endsAfter, models.EventsEndingAfter)
-	b.addImplied(q)
 }
 
 // addImplied adds, to a list whose request sent a bound, the bounds that its bounds imply: an event never ends

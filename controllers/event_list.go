@@ -185,6 +185,7 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 		q.args = q.args.Add("include", csv(in.Include.V))
 	}
 	bounds.addRelative(q, ec.Config.Timezone)
+	bounds.addImplied(q)
 	addFlagFilter(q, "ticketed", in.Ticketed, models.EventsTicketed)
 	refs, err := resolveListRefs(store, in, invalid)
 	if err != nil {

@@ -1,7 +1,7 @@
 package middleware
 
 import (
-	"strconv"
+	"fmt"
 	"testing"
 )
 
@@ -52,10 +52,4 @@ func TestTheAnswerCacheKeepsEveryNewAnswerAndEvictsTheLeastRecentlyUsed(t *testi
 	}
 }
 
-func pad(i int) string {
-	s := strconv.Itoa(i)
-	if len(s) < 2 {
-		s = "0" + s
-	}
-	return s
-}
+func pad(i int) string { return fmt.Sprintf("%02d", i) }

@@ -197,8 +197,13 @@ var ErrNeedsTransaction = errors.New("models: this write needs a transaction")
 // run its reads through it, and take the transactional path when they turn out to need a write of their own
 // (creating a term, an inline venue, an image).
 func (s *Store) ReadOnly() *Store {
+	return s.through(func(p gorm.ConnPool) gorm.ConnPool { return readOnlyPool{p} })
+}
+
+// through returns a store that works as s does, but through the pool wrap makes of s's pool.
+func (s *Store) through(wrap func(gorm.ConnPool) gorm.ConnPool) *Store {
 	db := s.db.Session(&gorm.Session{Context: s.db.Statement.Context}) // a copy of the statement, not s's
-	db.Statement.ConnPool = readOnlyPool{db.Statement.ConnPool}
+	db.Statement.ConnPool = wrap(db.Statement.ConnPool)
 	return s.on(db)
 }
 
@@ -254,9 +259,7 @@ func (s *Store) PlannedForValues() *Store {
 	if s.dialect != Postgres {
 		return s
 	}
-	db := s.db.Session(&gorm.Session{Context: s.db.Statement.Context}) // a copy of the statement, not s's
-	db.Statement.ConnPool = valuePlannedPool{db.Statement.ConnPool}
-	return s.on(db)
+	return s.through(func(p gorm.ConnPool) gorm.ConnPool { return valuePlannedPool{p} })
 }
 
 // valuePlannedPool runs its queries as pgx's unnamed statements, which PostgreSQL plans at every run with the
