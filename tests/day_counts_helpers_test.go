@@ -52,5 +52,10 @@ func expectDayCountsMatchEvents(t *testing.T, store *models.Store) {
 
 // utcDay is the day of t in days since 1970-01-01, in UTC.
 func utcDay(t time.Time) int64 {
-	return int64(t.UTC().Truncate(24*time.Hour).Sub(time.Unix(0, 0).UTC()) / (24 * time.Hour))
+	s := t.Unix()
+	d := s / 86400
+	if s < 0 && s%86400 != 0 {
+		d--
+	}
+	return d
 }
