@@ -127,6 +127,7 @@ func runBench(ctx context.Context, o options) error {
 	}
 	defer static.stop()
 
+	loadBefore := loadAverage()
 	gen := newLoadGenerator("", o.connections, o.warmup, o.duration)
 	log.Printf("measuring the static-bytes baseline (%d bytes)", static.size)
 	gen.base = static.base
@@ -181,7 +182,7 @@ func runBench(ctx context.Context, o options) error {
 	peak := server.peakRSS()
 	report := Report{Database: o.db, Settings: su.settings, Events: o.events, SeedSeconds: su.seeded.Seconds(),
 		Connections: o.connections, Seconds: o.duration.Seconds(), Uncached: o.uncached, PeakRSSMB: float64(peak) / 1024, Results: results,
-		When: time.Now().UTC().Format(time.RFC3339)}
+		When: time.Now().UTC().Format(time.RFC3339), LoadBefore: loadBefore, LoadAfter: loadAverage()}
 	if o.compare != "" {
 		if err := report.compareWith(o.compare); err != nil {
 			return err
@@ -200,6 +201,10 @@ const uncachedCategoryAndVenue = "category + venue uncached"
 // Report is everything one run measured.
 type Report struct {
 	Database    string  `json:"database"`
+	// LoadBefore and LoadAfter are the machine's load averages (/proc/loadavg) when the run started and ended:
+	// other work on the machine shows there, and figures taken under load are not comparable.
+	LoadBefore string `json:"load_before,omitempty"`
+	LoadAfter  string `json:"load_after,omitempty"`
 	Settings    string  `json:"settings"`
 	Events      int     `json:"events"`
 	SeedSeconds float64 `json:"seed_seconds"` // 0 when an earlier run's database was reused
@@ -261,6 +266,9 @@ func printReport(w io.Writer, r Report) {
 	}
 	fmt.Fprintf(w, "\n%s (%s), %d events (%s), %d connections, %.0fs per scenario%s, server peak RSS %.1f MB\n\n",
 		r.Database, r.Settings, r.Events, seeded, r.Connections, r.Seconds, mode, r.PeakRSSMB)
+	if r.LoadBefore != "" {
+		fmt.Fprintf(w, "load average at start %s, at end %s\n\n", r.LoadBefore, r.LoadAfter)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	kept := ""
 	if r.ComparedWith != "" {
@@ -709,4 +717,17 @@ func databaseSettings(store *models.Store) string {
 	store.DB().Raw("SHOW server_version").Scan(&version)
 	store.DB().Raw("SHOW shared_buffers").Scan(&buffers)
 	return "PostgreSQL " + version + ", shared_buffers " + buffers
+}
+
+// loadAverage is the machine's 1, 5 and 15 minute load averages, or "" where /proc/loadavg is missing.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
