@@ -200,11 +200,11 @@ const uncachedCategoryAndVenue = "category + venue uncached"
 
 // Report is everything one run measured.
 type Report struct {
-	Database    string  `json:"database"`
+	Database string `json:"database"`
 	// LoadBefore and LoadAfter are the machine's load averages (/proc/loadavg) when the run started and ended:
 	// other work on the machine shows there, and figures taken under load are not comparable.
-	LoadBefore string `json:"load_before,omitempty"`
-	LoadAfter  string `json:"load_after,omitempty"`
+	LoadBefore  string  `json:"load_before,omitempty"`
+	LoadAfter   string  `json:"load_after,omitempty"`
 	Settings    string  `json:"settings"`
 	Events      int     `json:"events"`
 	SeedSeconds float64 `json:"seed_seconds"` // 0 when an earlier run's database was reused
