@@ -3,6 +3,7 @@ package controllers
 import (
 	"time"
 
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
@@ -26,7 +27,7 @@ func (ec *EventController) listDateBounds(in *EventFilters, now time.Time, inval
 		if !p.Set {
 			return nil
 		}
-		t, err := ParseDate(p.V.Text, now, site)
+		t, err := input.ParseDate(p.V.Text, now, site)
 		if err != nil {
 			invalid[name] = err.Error()
 			return nil

@@ -12,6 +12,7 @@ import (
 	ics "github.com/arran4/golang-ical"
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
@@ -349,9 +350,9 @@ func (w *icalWriter) times(ev *ics.VEvent, e *models.Event, allDay bool) {
 // categories and the first organizer. Protected venues and organizers the viewer has not unlocked show only
 // their names, as in lists.
 func (s eventShaper) icalDetails(ev *ics.VEvent, e *models.Event) {
-	description := TextFromHTML(e.Description)
+	description := input.TextFromHTML(e.Description)
 	if description == "" {
-		description = TextFromHTML(e.Excerpt)
+		description = input.TextFromHTML(e.Excerpt)
 	}
 	if description != "" {
 		ev.SetDescription(description)

@@ -26,37 +26,6 @@ func FuzzAcceptQuality(f *testing.F) {
 	})
 }
 
-// FuzzTextFromHTML turns any sanitised HTML into valid UTF-8 text without NUL, carriage returns or surrounding
-// space, which golang-ical writes as one DESCRIPTION and reads back unchanged.
-func FuzzTextFromHTML(f *testing.F) {
-	for _, seed := range []string{"<p>One &amp; two</p><p>Three</p>", "<ul><li>a<li>b</ul>", "a<br>b\r\nc",
-		"&lt;b&gt;x&lt;/b&gt;", "<pre>  x\n  y</pre>", "\xff<p>\x00</p>", "text; with, commas\\ and \\n"} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		text := TextFromHTML(SanitizeHTML(raw))
-		if !utf8.ValidString(text) || strings.ContainsAny(text, "\x00\r") || text != strings.TrimSpace(text) {
-			t.Fatalf("%q → %q", raw, text)
-		}
-		ev := ics.NewEvent("fuzz")
-		ev.SetDescription(text)
-		var b strings.Builder
-		if err := ev.SerializeTo(&b, icalSerialization); err != nil {
-			t.Fatal(err)
-		}
-		cal, err := ics.ParseCalendar(strings.NewReader("BEGIN:VCALENDAR\r\n" + b.String() + "END:VCALENDAR\r\n"))
-		if err != nil {
-			t.Fatalf("%q: %v", text, err)
-		}
-		if text == "" {
-			return
-		}
-		if got := cal.Events()[0].GetProperty(ics.ComponentPropertyDescription).Value; got != text {
-			t.Fatalf("DESCRIPTION %q reads back as %q", text, got)
-		}
-	})
-}
-
 // FuzzParamValue quotes any name as a CN parameter that golang-ical parses back to the name, less what no
 // parameter value may hold (control characters; a double quote becomes an apostrophe). Names with a backslash are
 // written as RFC 5545 has it (a backslash is an ordinary character of a parameter value, as ical.js reads it), but

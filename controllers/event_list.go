@@ -11,6 +11,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
@@ -424,8 +425,8 @@ func (ec *EventController) isAbsoluteDate(raw any) bool {
 		return false
 	}
 	base := time.Date(2000, 1, 1, 12, 0, 0, 0, time.UTC)
-	a, errA := ParseDate(s, base, ec.Config.Timezone)
-	b, errB := ParseDate(s, base.Add(time.Second), ec.Config.Timezone)
-	c, errC := ParseDate(s, base.AddDate(1, 2, 3), ec.Config.Timezone)
+	a, errA := input.ParseDate(s, base, ec.Config.Timezone)
+	b, errB := input.ParseDate(s, base.Add(time.Second), ec.Config.Timezone)
+	c, errC := input.ParseDate(s, base.AddDate(1, 2, 3), ec.Config.Timezone)
 	return errA == nil && errB == nil && errC == nil && a.Equal(b) && a.Equal(c)
 }

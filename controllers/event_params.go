@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/url"
 	"strings"
+
+	"calendar/controllers/input"
 )
 
 // DateParam is a date parameter as sent: text, or a Unix timestamp as a JSON number. The handler parses it with
@@ -41,11 +43,11 @@ func isWebURL(s string) bool {
 }
 
 // CostParam is an event's cost as sent (reference §9.6): text, a number, or a list of them.
-type CostParam struct{ Cost Cost }
+type CostParam struct{ Cost input.Cost }
 
 // DecodeParam parses the cost with ParseCost.
 func (p *CostParam) DecodeParam(raw any) error {
-	c, err := ParseCost(raw)
+	c, err := input.ParseCost(raw)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
@@ -29,43 +30,43 @@ type EventRecord struct {
 
 // eventFields are an event record's own fields, up to parent, in reference order.
 type eventFields struct {
-	ID                  uint64      `json:"id"`
-	GlobalID            string      `json:"global_id"`
-	GlobalIDLineage     []string    `json:"global_id_lineage"`
-	Author              string      `json:"author"`
-	Status              string      `json:"status"`
-	Date                string      `json:"date"`
-	DateUTC             string      `json:"date_utc"`
-	Modified            string      `json:"modified"`
-	ModifiedUTC         string      `json:"modified_utc"`
-	URL                 string      `json:"url"`
-	RestURL             string      `json:"rest_url"`
-	Title               string      `json:"title"`
-	Description         string      `json:"description"`
-	Excerpt             string      `json:"excerpt"`
-	Slug                string      `json:"slug"`
-	Image               any         `json:"image"`
-	AllDay              *bool       `json:"all_day"`
-	StartDate           string      `json:"start_date"`
-	StartDateDetails    DateDetails `json:"start_date_details"`
-	EndDate             string      `json:"end_date"`
-	EndDateDetails      DateDetails `json:"end_date_details"`
-	UTCStartDate        string      `json:"utc_start_date"`
-	UTCStartDateDetails DateDetails `json:"utc_start_date_details"`
-	UTCEndDate          string      `json:"utc_end_date"`
-	UTCEndDateDetails   DateDetails `json:"utc_end_date_details"`
-	Timezone            string      `json:"timezone"`
-	TimezoneAbbr        string      `json:"timezone_abbr"`
-	Cost                string      `json:"cost"`
-	CostDetails         CostDetails `json:"cost_details"`
-	Website             string      `json:"website"`
-	ShowMap             *bool       `json:"show_map"`
-	ShowMapLink         *bool       `json:"show_map_link"`
-	HideFromListings    *bool       `json:"hide_from_listings"`
-	Sticky              *bool       `json:"sticky"`
-	Featured            *bool       `json:"featured"`
-	Ticketed            *bool       `json:"ticketed"`
-	Parent              uint64      `json:"parent"`
+	ID                  uint64            `json:"id"`
+	GlobalID            string            `json:"global_id"`
+	GlobalIDLineage     []string          `json:"global_id_lineage"`
+	Author              string            `json:"author"`
+	Status              string            `json:"status"`
+	Date                string            `json:"date"`
+	DateUTC             string            `json:"date_utc"`
+	Modified            string            `json:"modified"`
+	ModifiedUTC         string            `json:"modified_utc"`
+	URL                 string            `json:"url"`
+	RestURL             string            `json:"rest_url"`
+	Title               string            `json:"title"`
+	Description         string            `json:"description"`
+	Excerpt             string            `json:"excerpt"`
+	Slug                string            `json:"slug"`
+	Image               any               `json:"image"`
+	AllDay              *bool             `json:"all_day"`
+	StartDate           string            `json:"start_date"`
+	StartDateDetails    DateDetails       `json:"start_date_details"`
+	EndDate             string            `json:"end_date"`
+	EndDateDetails      DateDetails       `json:"end_date_details"`
+	UTCStartDate        string            `json:"utc_start_date"`
+	UTCStartDateDetails DateDetails       `json:"utc_start_date_details"`
+	UTCEndDate          string            `json:"utc_end_date"`
+	UTCEndDateDetails   DateDetails       `json:"utc_end_date_details"`
+	Timezone            string            `json:"timezone"`
+	TimezoneAbbr        string            `json:"timezone_abbr"`
+	Cost                string            `json:"cost"`
+	CostDetails         input.CostDetails `json:"cost_details"`
+	Website             string            `json:"website"`
+	ShowMap             *bool             `json:"show_map"`
+	ShowMapLink         *bool             `json:"show_map_link"`
+	HideFromListings    *bool             `json:"hide_from_listings"`
+	Sticky              *bool             `json:"sticky"`
+	Featured            *bool             `json:"featured"`
+	Ticketed            *bool             `json:"ticketed"`
+	Parent              uint64            `json:"parent"`
 }
 
 // MarshalJSON writes the record as appendJSON does.
@@ -348,15 +349,15 @@ func redactEvent(r *EventRecord) {
 	r.Image = false
 	r.AllDay, r.ShowMap, r.ShowMapLink, r.HideFromListings, r.Sticky, r.Featured, r.Ticketed =
 		nil, nil, nil, nil, nil, nil, nil
-	r.CostDetails = RedactedCostDetails()
+	r.CostDetails = input.RedactedCostDetails()
 	r.Categories, r.Tags, r.Venue, r.Organizer, r.CustomFields = []any{}, []any{}, []any{}, []any{}, []any{}
 }
 
 func boolPtr(b bool) *bool { return &b }
 
 // storedCost reads the cost column: a JSON array of the values the user gave, "" for none.
-func storedCost(s string) Cost {
-	var c Cost
+func storedCost(s string) input.Cost {
+	var c input.Cost
 	if s != "" {
 		_ = json.Unmarshal([]byte(s), &c.Values)
 	}
@@ -364,7 +365,7 @@ func storedCost(s string) Cost {
 }
 
 // costColumn is how a cost is stored: its values as a JSON array, "" for none.
-func costColumn(c Cost) string {
+func costColumn(c input.Cost) string {
 	if len(c.Values) == 0 {
 		return ""
 	}
@@ -381,7 +382,7 @@ func eventLocation(name string) *time.Location {
 	if loc, ok := locations.Load(name); ok {
 		return loc.(*time.Location)
 	}
-	loc, _, err := ParseTimezone(name)
+	loc, _, err := input.ParseTimezone(name)
 	if err != nil {
 		loc = time.UTC
 	}
@@ -427,9 +428,9 @@ const defaultCurrencyCode = "USD"
 // jsonLD describes e for search engines. The description is plain text: the excerpt, else the description.
 func (s eventShaper) jsonLD(e *models.Event, r *EventRecord) eventJSONLD {
 	loc := eventLocation(e.Timezone)
-	description := PlainText(e.Excerpt)
+	description := input.PlainText(e.Excerpt)
 	if description == "" {
-		description = PlainText(e.Description)
+		description = input.PlainText(e.Description)
 	}
 	ld := eventJSONLD{
 		Context: "http://schema.org", Type: "Event", Name: e.Title, Description: description, URL: r.URL,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
@@ -67,7 +68,7 @@ type eventLinks struct {
 func (ec *EventController) checkEventFields(w *eventWrite) error {
 	in := w.in
 	invalid := map[string]string{}
-	if in.Title.Set && PlainText(in.Title.V) == "" {
+	if in.Title.Set && input.PlainText(in.Title.V) == "" {
 		invalid["title"] = "must not be empty"
 	}
 	if in.Slug.Set {
@@ -91,14 +92,14 @@ func (ec *EventController) checkEventFields(w *eventWrite) error {
 		invalid["author"] = "must be the ID of an existing user"
 	}
 	if in.Timezone.Set {
-		if _, _, err := ParseTimezone(in.Timezone.V); err != nil {
+		if _, _, err := input.ParseTimezone(in.Timezone.V); err != nil {
 			invalid["timezone"] = err.Error()
 		}
 	}
 	for name, d := range map[string]Opt[DateParam]{"start_date": in.StartDate, "end_date": in.EndDate,
 		"date": in.Date, "date_utc": in.DateUTC} {
 		if d.Set {
-			if _, err := ParseDate(d.V.Text, w.now, time.UTC); err != nil {
+			if _, err := input.ParseDate(d.V.Text, w.now, time.UTC); err != nil {
 				invalid[name] = err.Error()
 			}
 		}
@@ -127,7 +128,7 @@ func (ec *EventController) checkEventFields(w *eventWrite) error {
 // eventSlugBase is the slug generated from the title sent (for an update that asks for a fresh slug without a
 // title, the caller falls back to the stored title).
 func eventSlugBase(in *EventFields) string {
-	return models.Slugify(PlainText(in.Title.V), "event")
+	return models.Slugify(input.PlainText(in.Title.V), "event")
 }
 
 // applyEventWrite changes e as w asks, inside the transaction tx: dates, fields, status, then what needs the
@@ -161,13 +162,13 @@ func (ec *EventController) applyEventWrite(tx *models.Store, e *models.Event, w 
 // applyEventText sets the text fields, cost and website.
 func (ec *EventController) applyEventText(e *models.Event, in *EventFields) {
 	if in.Title.Set {
-		e.Title = PlainText(in.Title.V)
+		e.Title = input.PlainText(in.Title.V)
 	}
 	if in.Description.Set {
-		e.Description = SanitizeHTML(in.Description.V)
+		e.Description = input.SanitizeHTML(in.Description.V)
 	}
 	if in.Excerpt.Set {
-		e.Excerpt = SanitizeHTML(in.Excerpt.V)
+		e.Excerpt = input.SanitizeHTML(in.Excerpt.V)
 	}
 	if in.Cost.Set || in.Cost.Null {
 		e.Cost = costColumn(in.Cost.V.Cost)
@@ -316,7 +317,7 @@ func (ec *EventController) applyEventDates(e *models.Event, w *eventWrite, inval
 		loc, name = eventLocation(e.Timezone), e.Timezone
 	}
 	if in.Timezone.Set {
-		if l, n, err := ParseTimezone(in.Timezone.V); err == nil {
+		if l, n, err := input.ParseTimezone(in.Timezone.V); err == nil {
 			if !w.creating && n != e.Timezone {
 				// A new zone keeps the wall clock: the event still starts at 10:00, now in the new zone.
 				e.StartUTC, e.EndUTC = sameWallClock(e.StartUTC, loc, l), sameWallClock(e.EndUTC, loc, l)
@@ -327,12 +328,12 @@ func (ec *EventController) applyEventDates(e *models.Event, w *eventWrite, inval
 	e.Timezone = name
 	start, end := e.StartUTC, e.EndUTC
 	if in.StartDate.Set {
-		if t, err := ParseDate(in.StartDate.V.Text, w.now, loc); err == nil {
+		if t, err := input.ParseDate(in.StartDate.V.Text, w.now, loc); err == nil {
 			start = t
 		}
 	}
 	if in.EndDate.Set {
-		if t, err := ParseDate(in.EndDate.V.Text, w.now, loc); err == nil {
+		if t, err := input.ParseDate(in.EndDate.V.Text, w.now, loc); err == nil {
 			end = t
 		}
 	}
@@ -351,7 +352,7 @@ func (ec *EventController) applyEventDates(e *models.Event, w *eventWrite, inval
 		}
 	}
 	e.StartUTC, e.EndUTC = start, end
-	e.TimezoneAbbr = TimezoneAbbr(loc, name, start)
+	e.TimezoneAbbr = input.TimezoneAbbr(loc, name, start)
 	ec.applyPublicationDate(e, w, loc)
 }
 
@@ -365,11 +366,11 @@ func (ec *EventController) applyPublicationDate(e *models.Event, w *eventWrite, 
 	}
 	switch {
 	case in.DateUTC.Set:
-		if t, err := ParseDate(in.DateUTC.V.Text, w.now, time.UTC); err == nil {
+		if t, err := input.ParseDate(in.DateUTC.V.Text, w.now, time.UTC); err == nil {
 			e.PublishedAt = t.UTC().Truncate(time.Second)
 		}
 	case in.Date.Set:
-		if t, err := ParseDate(in.Date.V.Text, w.now, loc); err == nil {
+		if t, err := input.ParseDate(in.Date.V.Text, w.now, loc); err == nil {
 			e.PublishedAt = t.UTC().Truncate(time.Second)
 		}
 	case w.creating:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
@@ -97,7 +98,7 @@ type eventRef struct {
 }
 
 func (p EventIDPath) ref(c *gin.Context) (eventRef, error) {
-	if !isDigits(c.Param("id")) {
+	if !input.IsDigits(c.Param("id")) {
 		return eventRef{}, models.NoRoute()
 	}
 	return eventRef{id: uint64(p.ID.V)}, nil

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
@@ -66,7 +67,7 @@ func (r *ImageRef) DecodeParam(raw any) error {
 		case s == "":
 			*r = ImageRef{Clear: true}
 			return nil
-		case isDigits(s):
+		case input.IsDigits(s):
 			return r.setID(s)
 		}
 		u, err := url.Parse(s)
@@ -91,7 +92,7 @@ func (r *ImageRef) setID(s string) error {
 
 // parseRecordID reads a record ID: digits within the range of the database's BIGINT columns.
 func parseRecordID(s string) (uint64, error) {
-	if !isDigits(s) {
+	if !input.IsDigits(s) {
 		return 0, errNotInteger
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
@@ -385,7 +386,7 @@ func (k *linkedKind[T, P, In]) assign(a *App, tx *models.Store, user *models.Use
 func (a *App) assignLinked(tx *models.Store, user *models.User, f models.LinkedFields, nameParam string,
 	name *Opt[string], in *LinkedInput, creating bool, invalid map[string]string) error {
 	if name.Set {
-		if n := PlainText(name.V); n != "" {
+		if n := input.PlainText(name.V); n != "" {
 			*f.Name = n
 		} else {
 			invalid[nameParam] = "must not be empty"
@@ -430,7 +431,7 @@ func (a *App) assignLinked(tx *models.Store, user *models.User, f models.LinkedF
 
 func setHTML(dst *string, in Opt[string]) {
 	if in.Set {
-		*dst = SanitizeHTML(in.V)
+		*dst = input.SanitizeHTML(in.V)
 	}
 }
 
@@ -444,7 +445,7 @@ func (a *App) assignPublished(f models.LinkedFields, in *LinkedInput, invalid ma
 		if !d.value.Set {
 			continue
 		}
-		t, err := ParseDate(string(d.value.V), time.Now(), d.loc)
+		t, err := input.ParseDate(string(d.value.V), time.Now(), d.loc)
 		if err != nil {
 			invalid[d.param] = "must be a date: " + err.Error()
 			continue
@@ -824,7 +825,7 @@ func linkedJSONLD(typ string, f models.LinkedFields, url string, redacted bool) 
 		if *f.Excerpt != "" {
 			description = *f.Excerpt
 		}
-		ld = append(ld, orderedEntry{"description", PlainText(description)})
+		ld = append(ld, orderedEntry{"description", input.PlainText(description)})
 	}
 	return append(ld, orderedEntry{"url", url})
 }
@@ -861,7 +862,7 @@ func (k *linkedKind[T, P, In]) resolve(a *App, tx *models.Store, user *models.Us
 		names := make([]string, 0, len(inputs))
 		for _, in := range inputs {
 			name, _ := k.parts(in)
-			names = append(names, PlainText(name.V))
+			names = append(names, input.PlainText(name.V))
 		}
 		if err := models.LockLinkedNames[T, P](tx, names...); err != nil {
 			return nil, err

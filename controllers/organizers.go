@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
@@ -95,7 +96,7 @@ func (a *App) ResolveOrganizers(tx *models.Store, user *models.User, raw any) ([
 // applyOrganizerFields writes the organizer's own parameters.
 func applyOrganizerFields(_ *App, in *OrganizerFields, o *models.Organizer, _ bool, _ map[string]string) {
 	if in.Phone.Set {
-		o.Phone = PlainText(in.Phone.V)
+		o.Phone = input.PlainText(in.Phone.V)
 	}
 	if in.Website.Set {
 		o.Website = strings.TrimSpace(in.Website.V)

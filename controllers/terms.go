@@ -10,14 +10,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/input"
 	"calendar/models"
 )
-
-func init() {
-	// Names of terms created by event writes (ResolveCategories, ResolveTags) get the same plain-text rule as
-	// names sent to /categories and /tags.
-	models.PlainTextName = PlainText
-}
 
 // The taxonomy names the reference uses; clients recognise terms by them.
 const (
@@ -169,7 +164,7 @@ type TermName string
 // DecodeParam implements ParamDecoder.
 func (n *TermName) DecodeParam(raw any) error {
 	return decodeText((*string)(n), raw, func(s string) (string, error) {
-		s = PlainText(s)
+		s = input.PlainText(s)
 		if utf8.RuneCountInString(s) > models.MaxTermNameLen {
 			return "", errors.New("must be at most " + strconv.Itoa(models.MaxTermNameLen) + " characters long")
 		}
@@ -182,7 +177,7 @@ type TermDescription string
 
 // DecodeParam implements ParamDecoder.
 func (d *TermDescription) DecodeParam(raw any) error {
-	return decodeText((*string)(d), raw, func(s string) (string, error) { return SanitizeHTML(s), nil })
+	return decodeText((*string)(d), raw, func(s string) (string, error) { return input.SanitizeHTML(s), nil })
 }
 
 // TermSlug is a slug parameter: sanitised into a slug (lower-case letters, digits, hyphens), which must not be

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
@@ -115,7 +116,7 @@ func applyVenueFields(a *App, in *VenueFields, v *models.Venue, creating bool, i
 	}{{&v.Address, in.Address}, {&v.City, in.City}, {&v.Country, in.Country}, {&v.Province, in.Province},
 		{&v.State, in.State}, {&v.Zip, in.Zip}, {&v.Phone, in.Phone}, {&v.StateProvince, in.StateProvince}} {
 		if f.opt.Set {
-			*f.dst = PlainText(f.opt.V)
+			*f.dst = input.PlainText(f.opt.V)
 		}
 	}
 	if in.Website.Set {

@@ -12,6 +12,8 @@ import (
 	"golang.org/x/text/cases"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"calendar/controllers/input"
 )
 
 // Taxonomy is a kind of term: categories (hierarchical) or tags (flat). Its fields name tables and columns; they are
@@ -42,10 +44,6 @@ func (tax *Taxonomy) Hierarchical() bool { return tax.hierarchical }
 
 // MaxTermNameLen is the longest term name, in characters (WordPress's limit).
 const MaxTermNameLen = 200
-
-// PlainTextName reduces a term name taken from input to plain text. Package controllers owns the HTML policy and
-// sets this to its PlainText at init (models cannot import controllers); the default only trims spaces.
-var PlainTextName = strings.TrimSpace
 
 // FoldName is the case-folded form of a name (Unicode-aware, computed here rather than by the database so that
 // matching, search and ordering behave the same on SQLite, whose lower() knows only ASCII, and PostgreSQL).
@@ -647,7 +645,7 @@ func parseTermRefs(tax *Taxonomy, refs []string) (termRefs, error) {
 			out = append(out, termRef{raw: raw, id: uint64(n), numeric: true})
 			continue
 		}
-		name := PlainTextName(raw)
+		name := input.PlainText(raw)
 		out = append(out, termRef{raw: raw, name: name, key: FoldName(name), slug: strings.ToLower(raw)})
 	}
 	return out, nil

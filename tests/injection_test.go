@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"calendar/controllers"
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
@@ -107,7 +108,7 @@ func TestInjectionPayloadsAreOnlyText(t *testing.T) {
 				continue
 			}
 			got := app.Get(eventPath(res.JSON(t)), editor).ExpectStatus(t, http.StatusOK).JSON(t)
-			if want := controllers.PlainText(title); got["title"] != want {
+			if want := input.PlainText(title); got["title"] != want {
 				t.Errorf("title %q read back as %q, want %q", title, got["title"], want)
 			}
 			if app.countEvents(t) != events+1 || app.count(t, "users") != users {

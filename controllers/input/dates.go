@@ -1,4 +1,4 @@
-package controllers
+package input
 
 // Date and timezone input, as API.md §3 and the reference §7 define it.
 //
@@ -170,7 +170,7 @@ func ParseDate(s string, now time.Time, loc *time.Location) (time.Time, error) {
 // parseDateForms tries the whole-string forms first: a string of digits is a timestamp before it is anything else,
 // as in the reference (is_numeric before strtotime).
 func parseDateForms(s string, now time.Time, loc *time.Location) (time.Time, error) {
-	if isDigits(s) {
+	if IsDigits(s) {
 		return parseTimestamp(s)
 	}
 	if t, ok := parseRFC3339(s); ok {
@@ -600,7 +600,8 @@ func abs(n int64) int64 {
 	return n
 }
 
-func isDigits(s string) bool {
+// IsDigits tells whether s is a non-empty run of ASCII digits: the shape of an ID in a path or a parameter.
+func IsDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
