@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"calendar/config"
+	"calendar/controllers/endpoint"
 )
 
 // DocController serves GET /doc: the OpenAPI 3 document of the whole interface, generated from the same route table
@@ -19,7 +20,7 @@ import (
 type DocController struct {
 	*App
 	// Routes is the route table; set by package routes once the table is built.
-	Routes []Route
+	Routes []endpoint.Route
 
 	once sync.Once
 	doc  *openapi3.T
@@ -47,7 +48,7 @@ const (
 // NewDocument builds the OpenAPI document of routes: every path and method, every parameter from the endpoints'
 // input structs, request bodies for writes, the documented responses with their component schemas, paging
 // headers on lists, and the authentication schemes. It has no servers; Doc adds the one of each request.
-func NewDocument(routes []Route, cfg config.Config) *openapi3.T {
+func NewDocument(routes []endpoint.Route, cfg config.Config) *openapi3.T {
 	doc := &openapi3.T{
 		OpenAPI: "3.0.3",
 		Info: &openapi3.Info{
@@ -64,7 +65,7 @@ func NewDocument(routes []Route, cfg config.Config) *openapi3.T {
 	}
 	seenTags := map[string]bool{}
 	for _, r := range routes {
-		path := OpenAPIPath(r.Path)
+		path := endpoint.OpenAPIPath(r.Path)
 		tag := docPathTag(path)
 		if !seenTags[tag] {
 			seenTags[tag] = true
@@ -84,32 +85,6 @@ func NewDocument(routes []Route, cfg config.Config) *openapi3.T {
 		doc.Paths.Set(path, item)
 	}
 	return doc
-}
-
-// OpenAPIPath turns a route table path into an OpenAPI path template: "/events/:id" → "/events/{id}",
-// "/events/:id.ics" → "/events/{id}.ics".
-func OpenAPIPath(path string) string {
-	if path == "/" || path == "" {
-		return "/"
-	}
-	parts := strings.Split(strings.TrimSuffix(path, "/"), "/")
-	for i, part := range parts {
-		if strings.HasPrefix(part, ":") || strings.HasPrefix(part, "*") {
-			name, suffix := SplitParam(part[1:])
-			parts[i] = "{" + name + "}" + suffix
-		}
-	}
-	return strings.Join(parts, "/")
-}
-
-// SplitParam splits a path parameter of the route table into its name and a literal suffix: "id.ics" → "id",
-// ".ics". The router cannot hold /events/:id and /events/:id.ics side by side; it serves both from the bare
-// parameter's route and tells them apart by the suffix (routes.New).
-func SplitParam(param string) (name, suffix string) {
-	if i := strings.IndexByte(param, '.'); i > 0 {
-		return param[:i], param[i:]
-	}
-	return param, ""
 }
 
 // docPathTag groups operations by their first path segment; the root and /doc are "discovery".
@@ -171,7 +146,7 @@ func exportedName(s string) string {
 }
 
 // docOperation documents one method of an endpoint.
-func docOperation(e Endpoint, method, path, tag, bodyName string) *openapi3.Operation {
+func docOperation(e endpoint.Endpoint, method, path, tag, bodyName string) *openapi3.Operation {
 	op := openapi3.NewOperation()
 	op.Tags = []string{tag}
 	op.Summary = e.Summary
@@ -216,13 +191,13 @@ func docOperation(e Endpoint, method, path, tag, bodyName string) *openapi3.Oper
 }
 
 // docParameter documents one query or path parameter.
-func docParameter(a Arg, in string) *openapi3.Parameter {
+func docParameter(a endpoint.Arg, in string) *openapi3.Parameter {
 	return &openapi3.Parameter{Name: a.Name, In: in, Description: a.Description, Required: a.Required,
 		Schema: docArgSchema(a).NewRef()}
 }
 
 // docArgSchema is the JSON schema of a parameter, with its default.
-func docArgSchema(a Arg) *openapi3.Schema {
+func docArgSchema(a endpoint.Arg) *openapi3.Schema {
 	s := docParamSchema(a.Schema)
 	if a.Default != nil {
 		s.Default = a.Default
@@ -231,7 +206,7 @@ func docArgSchema(a Arg) *openapi3.Schema {
 }
 
 // docParamSchema converts the binder's parameter schema; enum values take the parameter's type.
-func docParamSchema(ps Schema) *openapi3.Schema {
+func docParamSchema(ps endpoint.Schema) *openapi3.Schema {
 	s := &openapi3.Schema{Format: ps.Format}
 	if ps.Type != "" {
 		s.Type = &openapi3.Types{ps.Type}
@@ -242,7 +217,7 @@ func docParamSchema(ps Schema) *openapi3.Schema {
 		s.Items = openapi3.NewSchema().NewRef() // OpenAPI 3.0 requires items; a list of anything
 	}
 	for _, v := range ps.Enum {
-		s.Enum = append(s.Enum, typedDefault(ps.Type, v))
+		s.Enum = append(s.Enum, endpoint.TypedDefault(ps.Type, v))
 	}
 	for _, o := range ps.OneOf {
 		s.OneOf = append(s.OneOf, docParamSchema(o).NewRef())
@@ -253,7 +228,7 @@ func docParamSchema(ps Schema) *openapi3.Schema {
 // docParamsSchema is the object of an endpoint's body parameters (all but path parameters), or nil when it has none.
 // Unknown members are ignored by the service (API.md §2), so the object is open; docRequestBody adds the required
 // members.
-func docParamsSchema(e Endpoint) *openapi3.Schema {
+func docParamsSchema(e endpoint.Endpoint) *openapi3.Schema {
 	s := openapi3.NewObjectSchema()
 	for _, a := range e.Args() {
 		if a.In == "path" {
@@ -288,7 +263,7 @@ func docRequestBody(name string, required []string) *openapi3.RequestBodyRef {
 
 // docResponses documents the endpoint's answers, the generic errors every endpoint can give, 304 on reads, and
 // the headers of each answer.
-func docResponses(e Endpoint, method string, hasParams bool) *openapi3.Responses {
+func docResponses(e endpoint.Endpoint, method string, hasParams bool) *openapi3.Responses {
 	rs := openapi3.NewResponses()
 	statuses := make([]int, 0, len(e.Responses))
 	for status := range e.Responses {
@@ -329,7 +304,7 @@ func docResponses(e Endpoint, method string, hasParams bool) *openapi3.Responses
 }
 
 // docResponse documents one answer: its body in each media type, and its headers.
-func docResponse(e Endpoint, method string, status int, r Response) *openapi3.Response {
+func docResponse(e endpoint.Endpoint, method string, status int, r endpoint.Response) *openapi3.Response {
 	description := r.Description
 	if description == "" {
 		description = http.StatusText(status)
@@ -380,7 +355,7 @@ func componentHeader(name string) *openapi3.HeaderRef {
 }
 
 // conditionalHeaders are the request headers of conditional requests an operation honours (RFC 9110 §13).
-func conditionalHeaders(e Endpoint, method string) []*openapi3.Parameter {
+func conditionalHeaders(e endpoint.Endpoint, method string) []*openapi3.Parameter {
 	header := func(name, description string) *openapi3.Parameter {
 		return &openapi3.Parameter{Name: name, In: openapi3.ParameterInHeader, Description: description,
 			Schema: stringSchema().NewRef()}

@@ -3,6 +3,7 @@ package controllers
 import (
 	"time"
 
+	"calendar/controllers/endpoint"
 	"calendar/controllers/input"
 	"calendar/models"
 )
@@ -23,7 +24,7 @@ type listBounds struct {
 func (ec *EventController) listDateBounds(in *EventFilters, now time.Time, invalid map[string]string) listBounds {
 	site := ec.Config.Timezone
 	b := listBounds{strict: in.StrictDates.V}
-	parse := func(name string, p Opt[DateParam], atStart bool) *time.Time {
+	parse := func(name string, p endpoint.Opt[DateParam], atStart bool) *time.Time {
 		if !p.Set {
 			return nil
 		}

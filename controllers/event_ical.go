@@ -12,6 +12,7 @@ import (
 	ics "github.com/arran4/golang-ical"
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/endpoint"
 	"calendar/controllers/input"
 	"calendar/models"
 )
@@ -231,7 +232,7 @@ func (ec *EventController) ReadICalByID(c *gin.Context, in *EventReadByID) error
 }
 
 // readICal answers a single read as iCalendar, with Last-Modified.
-func (ec *EventController) readICal(c *gin.Context, ref eventRef, password Opt[string]) error {
+func (ec *EventController) readICal(c *gin.Context, ref eventRef, password endpoint.Opt[string]) error {
 	e, shaper, err := ec.readable(c, ref, password)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"calendar/controllers/endpoint"
 	"calendar/controllers/input"
 )
 
@@ -16,13 +17,13 @@ type DateParam struct{ Text string }
 // DecodeParam accepts a string or an integer JSON number.
 func (d *DateParam) DecodeParam(raw any) error {
 	if n, ok := raw.(json.Number); ok {
-		if _, err := DecodeInt(n); err != nil {
+		if _, err := endpoint.DecodeInt(n); err != nil {
 			return errors.New("must be a date (text or a Unix timestamp)")
 		}
 		d.Text = n.String()
 		return nil
 	}
-	s, err := DecodeString(raw)
+	s, err := endpoint.DecodeString(raw)
 	if err != nil {
 		return errors.New("must be a date (text or a Unix timestamp)")
 	}
@@ -31,8 +32,8 @@ func (d *DateParam) DecodeParam(raw any) error {
 }
 
 // ParamSchema describes a date: text in one of API.md §3's forms, or a Unix timestamp.
-func (DateParam) ParamSchema() Schema {
-	return Schema{OneOf: []Schema{{Type: "string"}, {Type: "integer"}}}
+func (DateParam) ParamSchema() endpoint.Schema {
+	return endpoint.Schema{OneOf: []endpoint.Schema{{Type: "string"}, {Type: "integer"}}}
 }
 
 // isWebURL tells whether s is an absolute http or https URL with a host.
@@ -56,9 +57,9 @@ func (p *CostParam) DecodeParam(raw any) error {
 }
 
 // ParamSchema describes a cost.
-func (CostParam) ParamSchema() Schema {
-	return Schema{OneOf: []Schema{{Type: "string"}, {Type: "number"},
-		{Type: "array", Items: &Schema{OneOf: []Schema{{Type: "string"}, {Type: "number"}}}}}}
+func (CostParam) ParamSchema() endpoint.Schema {
+	return endpoint.Schema{OneOf: []endpoint.Schema{{Type: "string"}, {Type: "number"},
+		{Type: "array", Items: &endpoint.Schema{OneOf: []endpoint.Schema{{Type: "string"}, {Type: "number"}}}}}}
 }
 
 // ParentParam is an event's parent as sent: an event ID, or 0 or "" for none.
@@ -69,7 +70,7 @@ func (p *ParentParam) DecodeParam(raw any) error {
 	if s, ok := raw.(string); ok && strings.TrimSpace(s) == "" {
 		return nil
 	}
-	n, err := DecodeInt(raw)
+	n, err := endpoint.DecodeInt(raw)
 	if err != nil || n < 0 {
 		return errors.New("must be the ID of an event, or 0 for none")
 	}
@@ -78,7 +79,7 @@ func (p *ParentParam) DecodeParam(raw any) error {
 }
 
 // ParamSchema describes a parent reference.
-func (ParentParam) ParamSchema() Schema { return Schema{Type: "integer"} }
+func (ParentParam) ParamSchema() endpoint.Schema { return endpoint.Schema{Type: "integer"} }
 
 // LinksParam is a linked-record parameter (venue, organizer, categories, tags) kept raw: each has its own
 // grammar of IDs, names, CSV and inline objects (API.md §7), resolved inside the write transaction.
@@ -91,9 +92,9 @@ func (p *LinksParam) DecodeParam(raw any) error {
 }
 
 // ParamSchema describes a list of references: IDs, names or objects, as a list or a single value.
-func (LinksParam) ParamSchema() Schema {
-	item := Schema{OneOf: []Schema{{Type: "integer"}, {Type: "string"}, {Type: "object"}}}
-	return Schema{OneOf: []Schema{{Type: "array", Items: &item}, {Type: "integer"}, {Type: "string"}, {Type: "object"}}}
+func (LinksParam) ParamSchema() endpoint.Schema {
+	item := endpoint.Schema{OneOf: []endpoint.Schema{{Type: "integer"}, {Type: "string"}, {Type: "object"}}}
+	return endpoint.Schema{OneOf: []endpoint.Schema{{Type: "array", Items: &item}, {Type: "integer"}, {Type: "string"}, {Type: "object"}}}
 }
 
 // isEmptyLinks tells whether a raw links value asks for no links: null, "", 0, [] or a list of such values.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"calendar/controllers/endpoint"
 	"calendar/controllers/input"
 	"calendar/models"
 )
@@ -14,39 +15,39 @@ import (
 // method. On update an omitted field (or one sent as JSON null) is unchanged, except the clearable ones (cost,
 // website, image, parent and the links), which null clears.
 type EventFields struct {
-	Title            Opt[string]      `param:"title" doc:"The event title, plain text (tags are removed)."`
-	Description      Opt[string]      `param:"description" doc:"The event description, HTML (sanitised against an allow-list)."`
-	Slug             Opt[string]      `param:"slug" doc:"The event slug; generated from the title when absent, made unique with -2, -3, …"`
-	Excerpt          Opt[string]      `param:"excerpt" doc:"The event excerpt, HTML (sanitised against an allow-list)."`
-	Status           Opt[string]      `param:"status" enum:"publish,future,draft,pending,private,trash" doc:"The event status. Users who cannot publish get pending for publish or future. An update without status keeps it; an update with a status restores a trashed event. trash is only valid on update (it moves the event to the trash)."`
-	Author           Opt[int64]       `param:"author" doc:"The ID of the event's author; defaults to the current user. Only editors and administrators may name another user."`
-	Date             Opt[DateParam]   `param:"date" doc:"The publication date, read in the request's timezone or the site timezone."`
-	DateUTC          Opt[DateParam]   `param:"date_utc" doc:"The publication date in UTC; wins over date when both are sent."`
-	Timezone         Opt[string]      `param:"timezone" doc:"The event timezone: an IANA name (America/New_York), UTC, or an offset such as UTC+2 or UTC-5:30. Defaults to the site timezone."`
-	AllDay           Opt[bool]        `param:"all_day" doc:"Whether the event lasts all day: its start becomes 00:00:00 of the start day and its end 23:59:59 of the end day."`
-	StartDate        Opt[DateParam]   `param:"start_date" doc:"The start: YYYY-MM-DD HH:MM[:SS], YYYY-MM-DDTHH:MM[:SS], RFC 3339, YYYY-MM-DD, a Unix timestamp, or a relative form (now, today, tomorrow 9am, next wednesday 4pm, +5 days, -1 month, 2018-01-01 4pm). Naive text is read in the timezone of the request, else of the event (on update), else of the site."`
-	EndDate          Opt[DateParam]   `param:"end_date" doc:"The end, in the forms start_date accepts; not before the start."`
-	Image            Opt[ImageRef]    `param:"image" doc:"The featured image: the ID of a known image, or an http(s) URL recorded as an image on first use. \"\", 0 or null removes it."`
-	Cost             Opt[CostParam]   `param:"cost" doc:"The cost: text (\"20$\", \"€15\", \"Free\", \"10-20\") or a list of values; null or \"\" removes it."`
-	Website          Opt[string]      `param:"website" doc:"The event website, an http(s) URL; \"\" or null removes it (the event's page is shown instead)."`
-	ShowMap          Opt[bool]        `param:"show_map" doc:"Whether to show a map."`
-	ShowMapLink      Opt[bool]        `param:"show_map_link" doc:"Whether to show a map link."`
-	HideFromListings Opt[bool]        `param:"hide_from_listings" doc:"Whether to hide the event from listings (it is never listed, but stays readable)."`
-	Sticky           Opt[bool]        `param:"sticky" doc:"Whether the event is sticky in calendar views."`
-	Featured         Opt[bool]        `param:"featured" doc:"Whether the event is featured."`
-	Ticketed         Opt[bool]        `param:"ticketed" default:"false" doc:"Whether the event has tickets."`
-	Parent           Opt[ParentParam] `param:"parent" doc:"The ID of the parent event (not the event itself or one of its descendants); 0, \"\" or null for none."`
-	Categories       Opt[LinksParam]  `param:"categories" doc:"Event categories: IDs, names or slugs, as a list or CSV; unknown names are created, unknown IDs are rejected. Replaces the event's categories; [] removes all."`
-	Tags             Opt[LinksParam]  `param:"tags" doc:"Event tags: IDs, names or slugs, as a list or CSV; unknown names are created, unknown IDs are rejected. Replaces the event's tags; [] removes all."`
-	Venue            Opt[LinksParam]  `param:"venue" doc:"Venues: IDs, CSV of IDs, {\"id\": N}, inline venue objects (created with the event), or a mix. Replaces the event's venues; 0, \"\", [] or null removes them."`
-	Organizer        Opt[LinksParam]  `param:"organizer" doc:"Organizers, in order: IDs, CSV of IDs, {\"id\": N}, inline organizer objects (created with the event), or a mix. Replaces the event's organizers; [] removes all."`
+	Title            endpoint.Opt[string]      `param:"title" doc:"The event title, plain text (tags are removed)."`
+	Description      endpoint.Opt[string]      `param:"description" doc:"The event description, HTML (sanitised against an allow-list)."`
+	Slug             endpoint.Opt[string]      `param:"slug" doc:"The event slug; generated from the title when absent, made unique with -2, -3, …"`
+	Excerpt          endpoint.Opt[string]      `param:"excerpt" doc:"The event excerpt, HTML (sanitised against an allow-list)."`
+	Status           endpoint.Opt[string]      `param:"status" enum:"publish,future,draft,pending,private,trash" doc:"The event status. Users who cannot publish get pending for publish or future. An update without status keeps it; an update with a status restores a trashed event. trash is only valid on update (it moves the event to the trash)."`
+	Author           endpoint.Opt[int64]       `param:"author" doc:"The ID of the event's author; defaults to the current user. Only editors and administrators may name another user."`
+	Date             endpoint.Opt[DateParam]   `param:"date" doc:"The publication date, read in the request's timezone or the site timezone."`
+	DateUTC          endpoint.Opt[DateParam]   `param:"date_utc" doc:"The publication date in UTC; wins over date when both are sent."`
+	Timezone         endpoint.Opt[string]      `param:"timezone" doc:"The event timezone: an IANA name (America/New_York), UTC, or an offset such as UTC+2 or UTC-5:30. Defaults to the site timezone."`
+	AllDay           endpoint.Opt[bool]        `param:"all_day" doc:"Whether the event lasts all day: its start becomes 00:00:00 of the start day and its end 23:59:59 of the end day."`
+	StartDate        endpoint.Opt[DateParam]   `param:"start_date" doc:"The start: YYYY-MM-DD HH:MM[:SS], YYYY-MM-DDTHH:MM[:SS], RFC 3339, YYYY-MM-DD, a Unix timestamp, or a relative form (now, today, tomorrow 9am, next wednesday 4pm, +5 days, -1 month, 2018-01-01 4pm). Naive text is read in the timezone of the request, else of the event (on update), else of the site."`
+	EndDate          endpoint.Opt[DateParam]   `param:"end_date" doc:"The end, in the forms start_date accepts; not before the start."`
+	Image            endpoint.Opt[ImageRef]    `param:"image" doc:"The featured image: the ID of a known image, or an http(s) URL recorded as an image on first use. \"\", 0 or null removes it."`
+	Cost             endpoint.Opt[CostParam]   `param:"cost" doc:"The cost: text (\"20$\", \"€15\", \"Free\", \"10-20\") or a list of values; null or \"\" removes it."`
+	Website          endpoint.Opt[string]      `param:"website" doc:"The event website, an http(s) URL; \"\" or null removes it (the event's page is shown instead)."`
+	ShowMap          endpoint.Opt[bool]        `param:"show_map" doc:"Whether to show a map."`
+	ShowMapLink      endpoint.Opt[bool]        `param:"show_map_link" doc:"Whether to show a map link."`
+	HideFromListings endpoint.Opt[bool]        `param:"hide_from_listings" doc:"Whether to hide the event from listings (it is never listed, but stays readable)."`
+	Sticky           endpoint.Opt[bool]        `param:"sticky" doc:"Whether the event is sticky in calendar views."`
+	Featured         endpoint.Opt[bool]        `param:"featured" doc:"Whether the event is featured."`
+	Ticketed         endpoint.Opt[bool]        `param:"ticketed" default:"false" doc:"Whether the event has tickets."`
+	Parent           endpoint.Opt[ParentParam] `param:"parent" doc:"The ID of the parent event (not the event itself or one of its descendants); 0, \"\" or null for none."`
+	Categories       endpoint.Opt[LinksParam]  `param:"categories" doc:"Event categories: IDs, names or slugs, as a list or CSV; unknown names are created, unknown IDs are rejected. Replaces the event's categories; [] removes all."`
+	Tags             endpoint.Opt[LinksParam]  `param:"tags" doc:"Event tags: IDs, names or slugs, as a list or CSV; unknown names are created, unknown IDs are rejected. Replaces the event's tags; [] removes all."`
+	Venue            endpoint.Opt[LinksParam]  `param:"venue" doc:"Venues: IDs, CSV of IDs, {\"id\": N}, inline venue objects (created with the event), or a mix. Replaces the event's venues; 0, \"\", [] or null removes them."`
+	Organizer        endpoint.Opt[LinksParam]  `param:"organizer" doc:"Organizers, in order: IDs, CSV of IDs, {\"id\": N}, inline organizer objects (created with the event), or a mix. Replaces the event's organizers; [] removes all."`
 }
 
 // eventWrite is a validated write: the fields as they apply to an event, once the transaction has found it.
 type eventWrite struct {
 	ctx      context.Context
 	in       *EventFields
-	password Opt[string]
+	password endpoint.Opt[string]
 	user     *models.User
 	now      time.Time
 	creating bool
@@ -96,7 +97,7 @@ func (ec *EventController) checkEventFields(w *eventWrite) error {
 			invalid["timezone"] = err.Error()
 		}
 	}
-	for name, d := range map[string]Opt[DateParam]{"start_date": in.StartDate, "end_date": in.EndDate,
+	for name, d := range map[string]endpoint.Opt[DateParam]{"start_date": in.StartDate, "end_date": in.EndDate,
 		"date": in.Date, "date_utc": in.DateUTC} {
 		if d.Set {
 			if _, err := input.ParseDate(d.V.Text, w.now, time.UTC); err != nil {
@@ -114,7 +115,7 @@ func (ec *EventController) checkEventFields(w *eventWrite) error {
 	if w.password.Set && len(w.password.V) > 255 {
 		invalid["password"] = "must be at most 255 characters long"
 	}
-	for name, terms := range map[string]Opt[LinksParam]{"categories": in.Categories, "tags": in.Tags} {
+	for name, terms := range map[string]endpoint.Opt[LinksParam]{"categories": in.Categories, "tags": in.Tags} {
 		if _, err := termRefs(terms); err != nil {
 			invalid[name] = err.Error()
 		}
@@ -181,7 +182,7 @@ func (ec *EventController) applyEventText(e *models.Event, in *EventFields) {
 // applyEventFlags sets the presentation flags that were sent.
 func (ec *EventController) applyEventFlags(e *models.Event, in *EventFields) {
 	for _, f := range []struct {
-		opt Opt[bool]
+		opt endpoint.Opt[bool]
 		dst *bool
 	}{
 		{in.ShowMap, &e.ShowMap}, {in.ShowMapLink, &e.ShowMapLink}, {in.HideFromListings, &e.HideFromListings},
@@ -410,11 +411,11 @@ func collectInvalid(invalid map[string]string, err error) error {
 }
 
 // termRefs reads a categories or tags parameter: IDs, names or slugs, as a list or CSV; null, "" and [] are none.
-func termRefs(p Opt[LinksParam]) ([]string, error) {
+func termRefs(p endpoint.Opt[LinksParam]) ([]string, error) {
 	if !p.Set || isEmptyLinks(p.V.Raw) {
 		return []string{}, nil
 	}
-	return DecodeStringList(p.V.Raw)
+	return endpoint.DecodeStringList(p.V.Raw)
 }
 
 // resolveEventLinks turns the venue, organizer, categories and tags sent into IDs (API.md §7): inline venues and
@@ -428,7 +429,7 @@ func (ec *EventController) resolveEventLinks(tx *models.Store, _ *models.Event, 
 	}
 	w.found = found
 	resolvers := []struct {
-		param Opt[LinksParam]
+		param endpoint.Opt[LinksParam]
 		dst   *[]uint64
 		fn    func() ([]uint64, error)
 	}{

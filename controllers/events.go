@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/endpoint"
 	"calendar/controllers/input"
 	"calendar/models"
 )
@@ -16,17 +17,17 @@ type EventController struct{ *App }
 
 // EventIDPath is the {id} of /events/{id}.
 type EventIDPath struct {
-	ID Opt[int64] `param:"id" in:"path" doc:"The event ID."`
+	ID endpoint.Opt[int64] `param:"id" in:"path" doc:"The event ID."`
 }
 
 // EventSlugPath is the {slug} of /events/by-slug/{slug}.
 type EventSlugPath struct {
-	Slug Opt[string] `param:"slug" in:"path" doc:"The event slug."`
+	Slug endpoint.Opt[string] `param:"slug" in:"path" doc:"The event slug."`
 }
 
 // EventPassword is the password parameter of reads and deletes: it unlocks a protected event.
 type EventPassword struct {
-	Password Opt[string] `param:"password" validate:"omitempty,max=255" doc:"The event's password, for a password-protected event (editors of the event do not need it); not empty."`
+	Password endpoint.Opt[string] `param:"password" validate:"omitempty,max=255" doc:"The event's password, for a password-protected event (editors of the event do not need it); not empty."`
 }
 
 // check refuses an empty password (reference §5.4: it must be a non-empty string).
@@ -52,7 +53,7 @@ type EventReadBySlug struct {
 // EventDeleteParams are the parameters of DELETE beside the path.
 type EventDeleteParams struct {
 	EventPassword
-	Force Opt[bool] `param:"force" default:"false" doc:"Delete permanently instead of moving to the trash."`
+	Force endpoint.Opt[bool] `param:"force" default:"false" doc:"Delete permanently instead of moving to the trash."`
 }
 
 // EventDeleteByID holds the parameters of DELETE /events/{id}.
@@ -70,13 +71,13 @@ type EventDeleteBySlug struct {
 // EventCreate holds the parameters of POST /events.
 type EventCreate struct {
 	EventFields
-	Password Opt[string] `param:"password" doc:"A password that protects the event (\"\" for none)."`
+	Password endpoint.Opt[string] `param:"password" doc:"A password that protects the event (\"\" for none)."`
 }
 
 // EventUpdateParams are the parameters of an update beside the path.
 type EventUpdateParams struct {
 	EventFields
-	Password Opt[string] `param:"password" doc:"Sets the event's password; \"\" removes it. Only users who can edit the event may change it."`
+	Password endpoint.Opt[string] `param:"password" doc:"Sets the event's password; \"\" removes it. Only users who can edit the event may change it."`
 }
 
 // EventUpdateByID holds the parameters of POST, PUT and PATCH /events/{id}.
@@ -183,7 +184,7 @@ func (ec *EventController) ReadByID(c *gin.Context, in *EventReadByID) error {
 }
 
 // readWith checks the parameters of a read by ID and answers it with read.
-func (in *EventReadByID) readWith(c *gin.Context, read func(*gin.Context, eventRef, Opt[string]) error) error {
+func (in *EventReadByID) readWith(c *gin.Context, read func(*gin.Context, eventRef, endpoint.Opt[string]) error) error {
 	ref, err := in.ref(c)
 	if err != nil {
 		return err
@@ -204,7 +205,7 @@ func (ec *EventController) ReadBySlug(c *gin.Context, in *EventReadBySlug) error
 }
 
 // read answers a single read (GET /events/{id}, /events/by-slug/{slug}) with the event and its Last-Modified.
-func (ec *EventController) read(c *gin.Context, ref eventRef, password Opt[string]) error {
+func (ec *EventController) read(c *gin.Context, ref eventRef, password endpoint.Opt[string]) error {
 	e, shaper, err := ec.readable(c, ref, password)
 	if err != nil {
 		return err
@@ -217,7 +218,7 @@ func (ec *EventController) read(c *gin.Context, ref eventRef, password Opt[strin
 // event exists (404), is not in the trash unless the caller edits it (403 event-no-longer-available), may be read
 // (403 event-not-accessible), and is unlocked (403 event-password-protected). It returns the event with its links
 // and the shaper for the caller.
-func (ec *EventController) readable(c *gin.Context, ref eventRef, password Opt[string]) (*models.Event, eventShaper, error) {
+func (ec *EventController) readable(c *gin.Context, ref eventRef, password endpoint.Opt[string]) (*models.Event, eventShaper, error) {
 	store := ec.Store.WithContext(c.Request.Context())
 	e, err := ref.find(store)
 	if err != nil {

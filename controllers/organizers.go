@@ -5,17 +5,18 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/endpoint"
 	"calendar/controllers/input"
 	"calendar/models"
 )
 
 // OrganizerFields are the parameters of an organizer on create and update (seed §2).
 type OrganizerFields struct {
-	Name Opt[string] `param:"organizer" doc:"Name of the organizer (plain text)."`
+	Name endpoint.Opt[string] `param:"organizer" doc:"Name of the organizer (plain text)."`
 	LinkedInput
-	Phone   Opt[string] `param:"phone" doc:"Phone number; \"\" clears it."`
-	Website Opt[string] `param:"website" validate:"omitempty,http_url,max=2048" doc:"Website: an http(s) URL; \"\" clears it."`
-	Email   Opt[string] `param:"email" validate:"omitempty,email,max=254" doc:"E-mail address; \"\" clears it."`
+	Phone   endpoint.Opt[string] `param:"phone" doc:"Phone number; \"\" clears it."`
+	Website endpoint.Opt[string] `param:"website" validate:"omitempty,http_url,max=2048" doc:"Website: an http(s) URL; \"\" clears it."`
+	Email   endpoint.Opt[string] `param:"email" validate:"omitempty,email,max=254" doc:"E-mail address; \"\" clears it."`
 }
 
 // OrganizerUpdate is POST, PUT and PATCH /organizers/{id}.
@@ -36,7 +37,7 @@ type OrganizerController struct{ *App }
 var organizerKind = &linkedKind[models.Organizer, *models.Organizer, OrganizerFields]{
 	name:    "organizer",
 	plural:  "organizers",
-	parts:   func(in *OrganizerFields) (*Opt[string], *LinkedInput) { return &in.Name, &in.LinkedInput },
+	parts:   func(in *OrganizerFields) (*endpoint.Opt[string], *LinkedInput) { return &in.Name, &in.LinkedInput },
 	prepare: func(*models.Organizer) {},
 	apply:   applyOrganizerFields,
 	values: func(_ *App, o *models.Organizer) map[string]any {

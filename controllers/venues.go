@@ -6,27 +6,28 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/endpoint"
 	"calendar/controllers/input"
 	"calendar/models"
 )
 
 // VenueFields are the parameters of a venue on create and update (seed §2, API.md §8 for the coordinates).
 type VenueFields struct {
-	Name Opt[string] `param:"venue" doc:"Name of the venue (plain text)."`
+	Name endpoint.Opt[string] `param:"venue" doc:"Name of the venue (plain text)."`
 	LinkedInput
-	ShowMap       Opt[mapFlag]    `param:"show_map" doc:"Whether events at the venue show a map (default true)."`
-	ShowMapLink   Opt[mapFlag]    `param:"show_map_link" doc:"Whether events at the venue show a map link (default true)."`
-	Address       Opt[string]     `param:"address" doc:"Street address; \"\" clears it."`
-	City          Opt[string]     `param:"city" doc:"City; \"\" clears it."`
-	Country       Opt[string]     `param:"country" doc:"Country; \"\" clears it."`
-	Province      Opt[string]     `param:"province" doc:"Province; \"\" clears it."`
-	State         Opt[string]     `param:"state" doc:"State; \"\" clears it."`
-	Zip           Opt[string]     `param:"zip" doc:"Postal code; \"\" clears it."`
-	Phone         Opt[string]     `param:"phone" doc:"Phone number; \"\" clears it."`
-	StateProvince Opt[string]     `param:"stateprovince" doc:"State or province as shown; when not sent it follows state (for the United States or no country) or province whenever one of them, or country, is sent."`
-	Website       Opt[string]     `param:"website" validate:"omitempty,http_url,max=2048" doc:"Website: an http(s) URL; \"\" clears it."`
-	GeoLat        Opt[coordinate] `param:"geo_lat" doc:"Latitude, -90 to 90; give it together with geo_lng (\"\" removes both). Rejected when geolocation is switched off."`
-	GeoLng        Opt[coordinate] `param:"geo_lng" doc:"Longitude, -180 to 180; give it together with geo_lat (\"\" removes both). Rejected when geolocation is switched off."`
+	ShowMap       endpoint.Opt[mapFlag]    `param:"show_map" doc:"Whether events at the venue show a map (default true)."`
+	ShowMapLink   endpoint.Opt[mapFlag]    `param:"show_map_link" doc:"Whether events at the venue show a map link (default true)."`
+	Address       endpoint.Opt[string]     `param:"address" doc:"Street address; \"\" clears it."`
+	City          endpoint.Opt[string]     `param:"city" doc:"City; \"\" clears it."`
+	Country       endpoint.Opt[string]     `param:"country" doc:"Country; \"\" clears it."`
+	Province      endpoint.Opt[string]     `param:"province" doc:"Province; \"\" clears it."`
+	State         endpoint.Opt[string]     `param:"state" doc:"State; \"\" clears it."`
+	Zip           endpoint.Opt[string]     `param:"zip" doc:"Postal code; \"\" clears it."`
+	Phone         endpoint.Opt[string]     `param:"phone" doc:"Phone number; \"\" clears it."`
+	StateProvince endpoint.Opt[string]     `param:"stateprovince" doc:"State or province as shown; when not sent it follows state (for the United States or no country) or province whenever one of them, or country, is sent."`
+	Website       endpoint.Opt[string]     `param:"website" validate:"omitempty,http_url,max=2048" doc:"Website: an http(s) URL; \"\" clears it."`
+	GeoLat        endpoint.Opt[coordinate] `param:"geo_lat" doc:"Latitude, -90 to 90; give it together with geo_lng (\"\" removes both). Rejected when geolocation is switched off."`
+	GeoLng        endpoint.Opt[coordinate] `param:"geo_lng" doc:"Longitude, -180 to 180; give it together with geo_lat (\"\" removes both). Rejected when geolocation is switched off."`
 }
 
 // VenueUpdate is POST, PUT and PATCH /venues/{id}.
@@ -47,7 +48,7 @@ type VenueController struct{ *App }
 var venueKind = &linkedKind[models.Venue, *models.Venue, VenueFields]{
 	name:   "venue",
 	plural: "venues",
-	parts:  func(in *VenueFields) (*Opt[string], *LinkedInput) { return &in.Name, &in.LinkedInput },
+	parts:  func(in *VenueFields) (*endpoint.Opt[string], *LinkedInput) { return &in.Name, &in.LinkedInput },
 	prepare: func(v *models.Venue) {
 		v.ShowMap, v.ShowMapLink = true, true
 	},
@@ -112,7 +113,7 @@ func (a *App) ResolveVenues(tx *models.Store, user *models.User, raw any) ([]uin
 func applyVenueFields(a *App, in *VenueFields, v *models.Venue, creating bool, invalid map[string]string) {
 	for _, f := range []struct {
 		dst *string
-		opt Opt[string]
+		opt endpoint.Opt[string]
 	}{{&v.Address, in.Address}, {&v.City, in.City}, {&v.Country, in.Country}, {&v.Province, in.Province},
 		{&v.State, in.State}, {&v.Zip, in.Zip}, {&v.Phone, in.Phone}, {&v.StateProvince, in.StateProvince}} {
 		if f.opt.Set {
@@ -176,7 +177,7 @@ func (a *App) applyCoordinates(in *VenueFields, v *models.Venue, invalid map[str
 	}
 }
 
-func setCoordinate(dst **float64, name string, in Opt[coordinate], limit float64, invalid map[string]string) {
+func setCoordinate(dst **float64, name string, in endpoint.Opt[coordinate], limit float64, invalid map[string]string) {
 	switch {
 	case in.Null || (in.Set && in.V.Clear):
 		*dst = nil

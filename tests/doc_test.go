@@ -21,6 +21,7 @@ import (
 
 	"calendar/config"
 	"calendar/controllers"
+	"calendar/controllers/endpoint"
 	"calendar/routes"
 )
 
@@ -78,7 +79,7 @@ func TestDocIsAValidOpenAPIDocumentWithTheReferenceKeys(t *testing.T) {
 
 func tableHas(app *App, openAPIPath string) bool {
 	for _, r := range app.Table {
-		if controllers.OpenAPIPath(r.Path) == openAPIPath {
+		if endpoint.OpenAPIPath(r.Path) == openAPIPath {
 			return true
 		}
 	}
@@ -234,37 +235,37 @@ func TestNamespaceIndexHasTheReferenceShape(t *testing.T) {
 
 // widgetInput exercises every kind of parameter the binder describes, for a made-up route table.
 type widgetInput struct {
-	Title controllers.Opt[string]   `param:"title" doc:"The widget title."`
-	Tags  controllers.Opt[[]int64]  `param:"tags" doc:"Tag IDs."`
-	Mode  controllers.Opt[string]   `param:"mode" enum:"a,b" default:"a" doc:"The mode."`
-	Flag  controllers.Opt[bool]     `param:"flag" default:"false" doc:"A flag."`
-	Names controllers.Opt[[]string] `param:"names" doc:"Names."`
+	Title endpoint.Opt[string]   `param:"title" doc:"The widget title."`
+	Tags  endpoint.Opt[[]int64]  `param:"tags" doc:"Tag IDs."`
+	Mode  endpoint.Opt[string]   `param:"mode" enum:"a,b" default:"a" doc:"The mode."`
+	Flag  endpoint.Opt[bool]     `param:"flag" default:"false" doc:"A flag."`
+	Names endpoint.Opt[[]string] `param:"names" doc:"Names."`
 }
 
 type widgetItemInput struct {
-	ID controllers.Opt[int64] `param:"id" in:"path" doc:"The widget ID."`
+	ID endpoint.Opt[int64] `param:"id" in:"path" doc:"The widget ID."`
 	widgetInput
 }
 
 type widgetListInput struct {
-	controllers.Paging
-	Search controllers.Opt[string] `param:"search" doc:"Text to look for."`
+	endpoint.Paging
+	Search endpoint.Opt[string] `param:"search" doc:"Text to look for."`
 }
 
 func TestDocDescribesEveryParameterRequestBodyAndResponse(t *testing.T) {
 	t.Parallel()
 	noop := func(*gin.Context, *widgetItemInput) error { return nil }
-	table := []controllers.Route{
-		{Path: "/widgets", Endpoints: []controllers.Endpoint{
-			controllers.Get(func(*gin.Context, *widgetListInput) error { return nil }).
+	table := []endpoint.Route{
+		{Path: "/widgets", Endpoints: []endpoint.Endpoint{
+			endpoint.Get(func(*gin.Context, *widgetListInput) error { return nil }).
 				Doc("List widgets", "Lists them.").Respond(http.StatusOK, "EventList", "A page of widgets"),
-			controllers.Post(func(*gin.Context, *widgetInput) error { return nil }).Require("title").Authenticated().
+			endpoint.Post(func(*gin.Context, *widgetInput) error { return nil }).Require("title").Authenticated().
 				Respond(http.StatusCreated, "Event", "The new widget"),
 		}},
-		{Path: "/widgets/:id", Endpoints: []controllers.Endpoint{
-			controllers.Get(noop).Respond(http.StatusOK, "Event", "The widget"),
-			controllers.Update(noop).Authenticated().Respond(http.StatusOK, "Event", "The widget"),
-			controllers.Delete(noop).Authenticated().Respond(http.StatusOK, "Event", "The trashed widget"),
+		{Path: "/widgets/:id", Endpoints: []endpoint.Endpoint{
+			endpoint.Get(noop).Respond(http.StatusOK, "Event", "The widget"),
+			endpoint.Update(noop).Authenticated().Respond(http.StatusOK, "Event", "The widget"),
+			endpoint.Delete(noop).Authenticated().Respond(http.StatusOK, "Event", "The trashed widget"),
 		}},
 	}
 	cfg, _, err := config.Load(nil, func(string) string { return "" }, &bytes.Buffer{})

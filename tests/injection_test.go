@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"calendar/controllers"
+	"calendar/controllers/endpoint"
 	"calendar/controllers/input"
 	"calendar/models"
 )
@@ -123,7 +123,7 @@ func TestInjectionPayloadsAreOnlyText(t *testing.T) {
 
 // injectInto sends payload as one parameter of a GET route (in the query string, or in place of a path parameter)
 // and says what it sent.
-func (a *App) injectInto(pattern string, arg controllers.Arg, payload, token string) (*Response, string) {
+func (a *App) injectInto(pattern string, arg endpoint.Arg, payload, token string) (*Response, string) {
 	a.t.Helper()
 	path := pattern
 	if arg.In == "path" {

@@ -1,4 +1,4 @@
-package controllers
+package endpoint
 
 import (
 	"net/url"
