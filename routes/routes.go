@@ -10,6 +10,7 @@ import (
 	"calendar/config"
 	"calendar/controllers"
 	"calendar/controllers/endpoint"
+	"calendar/controllers/openapi"
 	"calendar/middleware"
 	"calendar/models"
 )
@@ -332,8 +333,8 @@ func New(app *controllers.App) http.Handler {
 	r.GET("/readyz", health.Ready)
 	r.GET("/metrics", gin.WrapH(metrics.Handler()))
 	docs := controllers.NewDocsUIController(app)
-	r.GET(controllers.DocsPath, docs.Page)
-	r.GET(controllers.DocsPath+"/:file", docs.Asset)
+	r.GET(openapi.DocsPath, docs.Page)
+	r.GET(openapi.DocsPath+"/:file", docs.Asset)
 
 	api := r.Group(app.Config.APIRoot())
 	responses := middleware.NewResponses(app.Store, responseCacheBytes)

@@ -1,4 +1,4 @@
-package controllers
+package openapi
 
 import (
 	"github.com/getkin/kin-openapi/openapi3"
