@@ -42,7 +42,7 @@ func NewApp(cfg config.Config, store *models.Store, log *slog.Logger) *App {
 // ShutDown marks the service as shutting down, so /readyz turns load balancers away while requests drain.
 func (a *App) ShutDown() { a.shuttingDown.Store(true) }
 
-// Site holds the absolute URLs of one request (API.md §1): the public site home and the API root.
+// Site holds the absolute URLs of one request: the public site home and the API root.
 type Site struct {
 	// Home is the site's base URL without a trailing slash, e.g. "https://example.com".
 	Home string

@@ -9,10 +9,10 @@ import (
 	"calendar/models"
 )
 
-// EventGeoInput holds the geolocation filters of GET /events (API.md §8), in the order rest_url echoes them.
+// EventGeoInput holds the geolocation filters of GET /events, in the order rest_url echoes them.
 type EventGeoInput struct {
 	Geoloc       endpoint.Opt[gated[bool]]    `param:"geoloc" doc:"true: only events at a venue with coordinates; with geoloc_lat and geoloc_lng, only events at a venue within geoloc_radius of that point. false: no geolocation filter (the other geoloc parameters are checked, then ignored)."`
-	GeolocLat    endpoint.Opt[gated[float64]] `param:"geoloc_lat" doc:"Latitude of the centre of a radius query, -90 to 90; needs geoloc_lng. It filters with or without geoloc=true (the reference ignores it without geoloc=true)."`
+	GeolocLat    endpoint.Opt[gated[float64]] `param:"geoloc_lat" doc:"Latitude of the centre of a radius query, -90 to 90; needs geoloc_lng. It filters with or without geoloc=true (The Events Calendar ignores it without geoloc=true)."`
 	GeolocLng    endpoint.Opt[gated[float64]] `param:"geoloc_lng" doc:"Longitude of the centre of a radius query, -180 to 180; needs geoloc_lat."`
 	GeolocRadius endpoint.Opt[gated[float64]] `param:"geoloc_radius" doc:"Radius of the query, greater than 0, in geoloc_unit; default: the service's configured radius (25 miles unless configured). Needs geoloc_lat and geoloc_lng."`
 	GeolocUnit   endpoint.Opt[gated[string]]  `param:"geoloc_unit" enum:"miles,km" doc:"Unit of geoloc_radius: miles or km; default: the configured unit. Needs geoloc_lat and geoloc_lng."`
@@ -41,7 +41,7 @@ func (g *gated[T]) DecodeParam(raw any) error {
 // ParamSchema describes the parameter as T.
 func (gated[T]) ParamSchema() endpoint.Schema { return endpoint.SchemaOf[T]() }
 
-// addGeoFilter applies the geolocation filters (API.md §8) and echoes their effective values: geoloc=1, and for
+// addGeoFilter applies the geolocation filters and echoes their effective values: geoloc=1, and for
 // a radius query the centre, the radius and its unit (defaults included, so that the links keep meaning the same
 // circle if the configuration changes). With geolocation switched off every geoloc* parameter sent is refused.
 func (ec *EventController) addGeoFilter(q *eventQuery, in *EventGeoInput, invalid map[string]string) {
@@ -54,7 +54,7 @@ func (ec *EventController) addGeoFilter(q *eventQuery, in *EventGeoInput, invali
 	}
 	switch {
 	case in.Geoloc.Set && !in.Geoloc.V.V:
-		// geoloc=false switches the filter off, as in the reference, which then ignores the coordinates too.
+		// geoloc=false switches the filter off, as in The Events Calendar, which then ignores the coordinates too.
 	case in.GeolocLat.Set && in.GeolocLng.Set:
 		unit := in.GeolocUnit.Or(gated[string]{V: ec.Config.GeoUnit}).V
 		radius := in.GeolocRadius.Or(gated[float64]{V: defaultRadius(ec.Config.GeoRadius, ec.Config.GeoUnit, unit)}).V

@@ -16,7 +16,7 @@ import (
 	"calendar/models"
 )
 
-// This file serves events as iCalendar (RFC 5545, issue 10): the feed GET /events.ics (also GET /events with
+// This file serves events as iCalendar (RFC 5545): the feed GET /events.ics (also GET /events with
 // Accept: text/calendar) and one event at GET /events/{id}.ics. golang-ical serialises every property (escaping,
 // folding at 75 octets, CRLF); this file decides what each event says and streams the feed in batches.
 
@@ -48,9 +48,8 @@ const FeedDoc = "An iCalendar (RFC 5545) feed to subscribe to: the events GET /e
 	"instance). Cache-Control is public for anonymous callers and private otherwise, with Vary: Authorization, " +
 	"Accept, Origin."
 
-// feedBatch is how many events a feed reads, with their links, at a time: what bounds its memory. When the link
-// rows had a statement of their own, those of 100 events took PostgreSQL 1.4 ms at 100,000 events and those of 500
-// took 14 ms: smaller batches are faster.
+// feedBatch is how many events a feed reads, with their links, at a time: what bounds its memory. Smaller batches
+// were faster than larger ones (docs/benchmarks.md, "Measurements behind the code").
 const feedBatch = 100
 
 // Always is the Streams of an endpoint whose every answer is a feed.

@@ -22,7 +22,7 @@ type EventListInput struct {
 	EventFilters
 }
 
-// EventFilters are the filters of GET /events (seed §4 "Event list filters"), which the iCalendar feed of
+// EventFilters are the filters of GET /events, which the iCalendar feed of
 // GET /events.ics shares.
 type EventFilters struct {
 	StartDate    endpoint.Opt[DateParam] `param:"start_date" doc:"Events that start on or after this date (inclusive mode: from 00:00:00 of its day). Default: 00:00 today, site time. Naive dates are read in the site timezone."`
@@ -45,7 +45,7 @@ type EventFilters struct {
 	EventGeoInput
 }
 
-// EventList is the envelope of GET /events (reference §2.1): events, then the page's links and totals.
+// EventList is the envelope of GET /events: events, then the page's links and totals.
 type EventList struct {
 	Events []EventRecord
 	eventListTail
@@ -146,8 +146,8 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 }
 
 // eventListQuery turns the filters into scopes and echoed arguments, in the order rest_url lists them after
-// page and per_page (reference §2.1), and reports every bad parameter at once. A new filter adds its scope with
-// q.add and echoes its arguments where the reference lists them.
+// page and per_page, and reports every bad parameter at once. A new filter adds its scope with
+// q.add and echoes its arguments where The Events Calendar lists them.
 func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters, user *models.User,
 	now time.Time) (*eventQuery, error) {
 	q := &eventQuery{scopes: []models.Scope{models.EventsListed(), models.EventsVisibleTo(user)}}
@@ -260,8 +260,8 @@ func pairsVenuesAndCategories(in *EventFilters, refs models.ListRefIDs) bool {
 }
 
 // addTermFilters applies categories and tags (IDs or slugs): events with any of the categories (or their
-// descendants) and any of the tags; addLinkFilters applies categories along with a venue filter. Unlike the
-// reference, rest_url echoes them, so that its next and previous links keep the filter.
+// descendants) and any of the tags; addLinkFilters applies categories along with a venue filter. Unlike The Events
+// Calendar, rest_url echoes them, so that its next and previous links keep the filter.
 func addTermFilters(q *eventQuery, in *EventFilters, refs models.ListRefIDs) {
 	categories := models.EventsInCategories
 	if pairsVenuesAndCategories(in, refs) {
@@ -285,7 +285,7 @@ func addTermFilters(q *eventQuery, in *EventFilters, refs models.ListRefIDs) {
 	}
 }
 
-// addFlagFilter applies a boolean filter and echoes it as 1 or 0, as the reference echoes featured.
+// addFlagFilter applies a boolean filter and echoes it as 1 or 0, as The Events Calendar echoes featured.
 func addFlagFilter(q *eventQuery, name string, flag endpoint.Opt[bool], scope func(bool) models.Scope) {
 	if !flag.Set {
 		return
@@ -298,7 +298,7 @@ func addFlagFilter(q *eventQuery, name string, flag endpoint.Opt[bool], scope fu
 	q.args = q.args.Add(name, value)
 }
 
-// listStatuses checks the status filter (reference §5.4) and returns its effective value: exactly publish for
+// listStatuses checks the status filter and returns its effective value: exactly publish for
 // callers who cannot edit events; any known statuses (or any) for those who can; by default publish or any.
 func listStatuses(status endpoint.Opt[[]string], user *models.User) (string, error) {
 	if !user.CanSeeAllStatuses() {
@@ -347,7 +347,7 @@ func dedupe(list []string) []string {
 	return out
 }
 
-// checkListParent verifies that post_parent names an event the caller may read (reference §4.2: else 400).
+// checkListParent verifies that post_parent names an event the caller may read (else 400).
 func checkListParent(store *models.Store, id int64, user *models.User) error {
 	if id <= 0 {
 		return errors.New("must be the ID of an event")

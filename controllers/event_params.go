@@ -31,7 +31,7 @@ func (d *DateParam) DecodeParam(raw any) error {
 	return nil
 }
 
-// ParamSchema describes a date: text in one of API.md §3's forms, or a Unix timestamp.
+// ParamSchema describes a date: text in one of the accepted forms, or a Unix timestamp.
 func (DateParam) ParamSchema() endpoint.Schema {
 	return endpoint.Schema{OneOf: []endpoint.Schema{{Type: "string"}, {Type: "integer"}}}
 }
@@ -43,7 +43,7 @@ func isWebURL(s string) bool {
 		!strings.ContainsAny(s, " \t\r\n")
 }
 
-// CostParam is an event's cost as sent (reference §9.6): text, a number, or a list of them.
+// CostParam is an event's cost as sent: text, a number, or a list of them.
 type CostParam struct{ Cost input.Cost }
 
 // DecodeParam parses the cost with ParseCost.
@@ -82,7 +82,7 @@ func (p *ParentParam) DecodeParam(raw any) error {
 func (ParentParam) ParamSchema() endpoint.Schema { return endpoint.Schema{Type: "integer"} }
 
 // LinksParam is a linked-record parameter (venue, organizer, categories, tags) kept raw: each has its own
-// grammar of IDs, names, CSV and inline objects (API.md §7), resolved inside the write transaction.
+// grammar of IDs, names, CSV and inline objects, resolved inside the write transaction.
 type LinksParam struct{ Raw any }
 
 // DecodeParam keeps the raw value.

@@ -11,7 +11,7 @@ import (
 	"calendar/models"
 )
 
-// EventFields are the writable fields of an event (seed §2, API.md §8), the same for create and every update
+// EventFields are the writable fields of an event, the same for create and every update
 // method. On update an omitted field (or one sent as JSON null) is unchanged, except the clearable ones (cost,
 // website, image, parent and the links), which null clears.
 type EventFields struct {
@@ -65,7 +65,7 @@ type eventLinks struct {
 }
 
 // checkEventFields validates what needs no database and reports every bad parameter in one error, before the
-// record is looked up (reference §0.2: validation answers before permissions).
+// record is looked up: validation answers before permissions.
 func (ec *EventController) checkEventFields(w *eventWrite) error {
 	in := w.in
 	invalid := map[string]string{}
@@ -109,7 +109,7 @@ func (ec *EventController) checkEventFields(w *eventWrite) error {
 		invalid["website"] = "must be an http or https URL"
 	}
 	if in.Image.Set && in.Image.V.URL != "" && !w.user.CanPublish() {
-		// Reference §9.7: adding an image by URL needs upload_files, which contributors lack.
+		// Adding an image by URL needs upload_files, which contributors lack.
 		invalid["image"] = "only users who can publish may add images by URL; use the ID of a known image"
 	}
 	if w.password.Set && len(w.password.V) > 255 {
@@ -194,7 +194,7 @@ func (ec *EventController) applyEventFlags(e *models.Event, in *EventFields) {
 	}
 }
 
-// applyEventStatus applies the scale-back rule (reference §6.2) to the status sent, and moves the event into or
+// applyEventStatus applies the scale-back rule to the status sent, and moves the event into or
 // out of the trash: a trashed event remembers its status, which decides permissions on it.
 func (ec *EventController) applyEventStatus(e *models.Event, w *eventWrite) {
 	status := w.user.ScaleBackStatus(w.in.Status.V, e.Status, w.creating)
@@ -308,7 +308,7 @@ func (ec *EventController) applyEventSlug(tx *models.Store, e *models.Event, w *
 	return nil
 }
 
-// applyEventDates sets the timezone, the start and end, all_day and the publication date (API.md §3). Naive text
+// applyEventDates sets the timezone, the start and end, all_day and the publication date. Naive text
 // is read in the timezone sent, else the event's (on update), else the site's. Sending one of start and end keeps
 // the other; all_day snaps both to whole days in the event's timezone; the end may not be before the start.
 func (ec *EventController) applyEventDates(e *models.Event, w *eventWrite, invalid map[string]string) {
@@ -418,7 +418,7 @@ func termRefs(p endpoint.Opt[LinksParam]) ([]string, error) {
 	return endpoint.DecodeStringList(p.V.Raw)
 }
 
-// resolveEventLinks turns the venue, organizer, categories and tags sent into IDs (API.md §7): inline venues and
+// resolveEventLinks turns the venue, organizer, categories and tags sent into IDs: inline venues and
 // organizers are created, unknown category and tag names too, in the write's transaction. JSON null counts as
 // empty: it removes the links.
 func (ec *EventController) resolveEventLinks(tx *models.Store, _ *models.Event, w *eventWrite, invalid map[string]string) error {

@@ -30,7 +30,7 @@ type EventPassword struct {
 	Password endpoint.Opt[string] `param:"password" validate:"omitempty,max=255" doc:"The event's password, for a password-protected event (editors of the event do not need it); not empty."`
 }
 
-// check refuses an empty password (reference §5.4: it must be a non-empty string).
+// check refuses an empty password: it must be a non-empty string.
 func (p EventPassword) check() error {
 	if p.Password.Set && p.Password.V == "" {
 		return models.InvalidParam("password", "must not be empty")
@@ -107,7 +107,7 @@ func (p EventIDPath) ref(c *gin.Context) (eventRef, error) {
 
 func (p EventSlugPath) ref(*gin.Context) (eventRef, error) { return eventRef{slug: p.Slug.V}, nil }
 
-// find looks the event up; an unknown ID or slug is 404 rest-event-not-found (API.md §5).
+// find looks the event up; an unknown ID or slug is 404 rest-event-not-found.
 func (r eventRef) find(s *models.Store) (*models.Event, error) {
 	var e *models.Event
 	var err error
@@ -144,7 +144,7 @@ func reload(tx *models.Store, id uint64) (*models.Event, error) {
 }
 
 // lockFor looks the event up for changing it in a transaction, and refuses callers that may not change it
-// (403) once it is known to exist (404 first, reference §5.3).
+// (403) once it is known to exist (404 first).
 func (r eventRef) lockFor(tx *models.Store, may func(models.Owned) bool) (*models.Event, error) {
 	e, err := r.lock(tx)
 	if err == nil && !may(e.Owned()) {
@@ -214,7 +214,7 @@ func (ec *EventController) read(c *gin.Context, ref eventRef, password endpoint.
 	return writeEvent(c, http.StatusOK, shaper.record(e, true))
 }
 
-// readable finds the event of a single read after the reference's checks, in its order (§5.4, API.md §5–6): the
+// readable finds the event of a single read after the read checks, in this order: the
 // event exists (404), is not in the trash unless the caller edits it (403 event-no-longer-available), may be read
 // (403 event-not-accessible), and is unlocked (403 event-password-protected). It returns the event with its links
 // and the shaper for the caller.
@@ -356,8 +356,8 @@ func (ec *EventController) UpdateBySlug(c *gin.Context, in *EventUpdateBySlug) e
 	return ec.update(c, ref, &in.EventUpdateParams)
 }
 
-// update changes the fields sent and keeps the others (API.md §7). The caller needs edit rights on the event
-// (reference §5.3, applied to the by-slug routes too: §12 #8), and delete rights to send status trash.
+// update changes the fields sent and keeps the others. The caller needs edit rights on the event
+// (on the by-slug routes too), and delete rights to send status trash.
 func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateParams) error {
 	user := models.UserFrom(c.Request.Context())
 	w := &eventWrite{ctx: c.Request.Context(), in: &in.EventFields, password: in.Password, user: user, now: time.Now()}

@@ -11,7 +11,7 @@ import (
 	"calendar/models"
 )
 
-// IndexController serves the namespace index (reference §3.1), built from the same route table as the router.
+// IndexController serves the namespace index, built from the same route table as the router.
 type IndexController struct {
 	*App
 	// Routes is the route table; set by package routes once the table is built.

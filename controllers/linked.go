@@ -22,11 +22,11 @@ import (
 	"calendar/models"
 )
 
-// This file holds what venues and organizers (the reference's "linked posts") share: parameters, the create,
+// This file holds what venues and organizers (The Events Calendar's "linked posts") share: parameters, the create,
 // read, update, delete and list flows, the duplicate rule, redaction, and the resolution of the venue and
 // organizer parameters of event writes. venues.go and organizers.go add what is their own.
 
-// LinkedInput holds the parameters venues and organizers share on create and update (seed §2).
+// LinkedInput holds the parameters venues and organizers share on create and update.
 type LinkedInput struct {
 	Description endpoint.Opt[string]   `param:"description" doc:"HTML description, sanitised against an allow-list; \"\" clears it."`
 	Excerpt     endpoint.Opt[string]   `param:"excerpt" doc:"HTML excerpt, sanitised against an allow-list; \"\" clears it."`
@@ -38,7 +38,7 @@ type LinkedInput struct {
 	Password    endpoint.Opt[string]   `param:"password" validate:"omitempty,max=255" doc:"Protects the record: callers who cannot edit it see its details only with this password. \"\" removes it. Never returned."`
 }
 
-// ImageRef is the image parameter (API.md §7): a known image ID, an http(s) URL, or empty to remove the image.
+// ImageRef is the image parameter: a known image ID, an http(s) URL, or empty to remove the image.
 type ImageRef struct {
 	Clear bool
 	ID    uint64
@@ -131,7 +131,7 @@ func (a *App) ResolveImage(tx *models.Store, param string, ref ImageRef) (*model
 	return img, err
 }
 
-// dateText is a date parameter as sent: a string, or a JSON number holding a Unix timestamp (API.md §3).
+// dateText is a date parameter as sent: a string, or a JSON number holding a Unix timestamp.
 type dateText string
 
 // DecodeParam accepts a string or an integer JSON number.
@@ -153,10 +153,10 @@ func (dateText) ParamSchema() endpoint.Schema {
 	return endpoint.Schema{OneOf: []endpoint.Schema{{Type: "string"}, {Type: "integer"}}}
 }
 
-// mapFlag is a boolean parameter where "" also means false, as the reference reads show_map and show_map_link.
+// mapFlag is a boolean parameter where "" also means false, as The Events Calendar reads show_map and show_map_link.
 type mapFlag bool
 
-// DecodeParam reads the boolean forms of API.md §2, or "".
+// DecodeParam reads the boolean forms of endpoint.DecodeBool, or "".
 func (f *mapFlag) DecodeParam(raw any) error {
 	if s, ok := raw.(string); ok && strings.TrimSpace(s) == "" {
 		*f = false
@@ -170,7 +170,7 @@ func (f *mapFlag) DecodeParam(raw any) error {
 // ParamSchema describes the flag as a boolean.
 func (mapFlag) ParamSchema() endpoint.Schema { return endpoint.Schema{Type: "boolean"} }
 
-// linkedPathID is the {id} of an item path: digits only (anything else is 404 rest_no_route, API.md §5).
+// linkedPathID is the {id} of an item path: digits only (anything else is 404 rest_no_route).
 type linkedPathID uint64
 
 // DecodeParam accepts a string of digits within uint64.
@@ -237,7 +237,7 @@ type LinkedDeleteBySlug struct {
 	linkedDeleteParams
 }
 
-// LinkedList holds the parameters of GET /venues and GET /organizers (seed §4, reference §8.2).
+// LinkedList holds the parameters of GET /venues and GET /organizers.
 type LinkedList struct {
 	endpoint.Paging
 	Search           endpoint.Opt[string]   `param:"search" validate:"omitempty,max=1000" doc:"Words (fragments of letters, digits and hyphens) that must all appear, ignoring case, in one of the searched fields."`
@@ -337,7 +337,7 @@ func (k *linkedKind[T, P, In]) create(a *App, c *gin.Context, in *In) error {
 	return nil
 }
 
-// insert creates a record from in inside tx, or returns an existing one that is identical to it (API.md §7: the
+// insert creates a record from in inside tx, or returns an existing one that is identical to it (the
 // same name ignoring case, and the same value for every parameter sent, among the records user may read that are
 // not in the trash). created tells which.
 func (k *linkedKind[T, P, In]) insert(a *App, tx *models.Store, user *models.User, in *In) (*T, bool, error) {
@@ -572,7 +572,7 @@ func (k *linkedKind[T, P, In]) remove(a *App, c *gin.Context, ref linkedRef, for
 var editableStatuses = []string{models.StatusPublish, models.StatusFuture, models.StatusDraft, models.StatusPending,
 	models.StatusPrivate}
 
-// linkedListStatuses applies reference §5.4: callers who can edit records see every status but trash by default
+// linkedListStatuses applies the list visibility rule: callers who can edit records see every status but trash by default
 // and may ask for any statuses; everyone else sees, and may only ask for, publish. It returns the statuses and the
 // value rest_url echoes.
 func linkedListStatuses(user *models.User, param endpoint.Opt[[]string]) ([]string, string, error) {
@@ -603,7 +603,7 @@ func linkedListStatuses(user *models.User, param endpoint.Opt[[]string]) ([]stri
 	return statuses, strings.Join(param.V, ","), nil
 }
 
-// searchFragments splits a search the way the reference does (reference §8.2): on anything that is not a letter,
+// searchFragments splits a search the way The Events Calendar does: on anything that is not a letter,
 // a digit or a hyphen.
 var searchSeparators = regexp.MustCompile(`[^\p{L}\p{N}-]+`)
 
@@ -626,7 +626,7 @@ func searchFragments(s string) ([]string, error) {
 	return frags, nil
 }
 
-// list handles GET /{kind}: newest first, the envelope and headers of reference §2.2, and 404
+// list handles GET /{kind}: newest first, the list envelope and paging headers, and 404
 // *-archive-page-not-found past the last page.
 func (k *linkedKind[T, P, In]) list(a *App, c *gin.Context, in *LinkedList) error {
 	ctx := c.Request.Context()
@@ -702,7 +702,7 @@ func (k *linkedKind[T, P, In]) list(a *App, c *gin.Context, in *LinkedList) erro
 	return nil
 }
 
-// pageLinks builds a list's navigation URLs as the reference does (reference §2.1): next and previous move page
+// pageLinks builds a list's navigation URLs as The Events Calendar does: next and previous move page
 // to the end of the query, and the previous link of page 2 is the list without a page.
 func pageLinks(base string, args endpoint.QueryArgs, page, totalPages int) endpoint.ListLinks {
 	links := endpoint.ListLinks{Self: args.URL(base)}
@@ -723,8 +723,8 @@ func pageLinks(base string, args endpoint.QueryArgs, page, totalPages int) endpo
 	return links
 }
 
-// shapeBuilder writes a record's fields in order, omitting empty ones (reference §1.2: array_filter) and blanking
-// the details of a redacted record (reference §1.6).
+// shapeBuilder writes a record's fields in order, omitting empty ones (as PHP's array_filter does) and blanking
+// the details of a redacted record.
 type shapeBuilder struct {
 	m      orderedMap
 	redact bool
@@ -752,7 +752,7 @@ func linkedProtected(f models.LinkedFields, viewer Viewer) bool {
 	return subtle.ConstantTimeCompare([]byte(viewer.Password), []byte(*f.Password)) != 1
 }
 
-// linkedHead starts a record's shape with the fields both kinds open with (reference §1.2, §1.3): id to image.
+// linkedHead starts a record's shape with the fields both kinds open with: id to image.
 func (a *App) linkedHead(site Site, f models.LinkedFields, name string, viewer Viewer) *shapeBuilder {
 	b := &shapeBuilder{redact: linkedProtected(f, viewer)}
 	loc := a.Config.Timezone
@@ -788,10 +788,10 @@ func (b *shapeBuilder) linkedTail(site Site, id uint64) orderedMap {
 	return b.m
 }
 
-// linkedURL is the public page of a venue or organizer (API.md §1): {site}/venue/{slug}/.
+// linkedURL is the public page of a venue or organizer: {site}/venue/{slug}/.
 func linkedURL(site Site, name, slug string) string { return site.Home + "/" + name + "/" + slug + "/" }
 
-// linkedJSONLD starts a schema.org object (reference §11.3) in the captures' order: context, type, name,
+// linkedJSONLD starts a schema.org object in the captures' order: context, type, name,
 // description (the text of the excerpt, else of the description) and public page. A redacted record shows no
 // description.
 func linkedJSONLD(typ string, f models.LinkedFields, url string, redacted bool) orderedMap {
@@ -815,7 +815,7 @@ func ldText(m orderedMap, key, v string) orderedMap {
 }
 
 // resolveLinked turns the raw venue or organizer parameter of an event write into record IDs, in order and
-// without repeats (API.md §7, reference §9.2): IDs, CSV of IDs, {"id": N}, inline data objects (created in tx like
+// without repeats: IDs, CSV of IDs, {"id": N}, inline data objects (created in tx like
 // POST /{kind}, with the duplicate rule), or a list mixing them. 0, "", [] and null mean none.
 // found holds the records of the IDs when an earlier read (models.FindEventRefs) looked them up, else nil.
 func (k *linkedKind[T, P, In]) resolve(a *App, tx *models.Store, user *models.User, raw any, found *models.FoundRefs) ([]uint64, error) {
@@ -1034,7 +1034,7 @@ func (coordinate) ParamSchema() endpoint.Schema {
 	return endpoint.Schema{Type: "number", Format: "double"}
 }
 
-// LinkedSearchedFields are the fields list search looks at, by kind (reference §8.2), for the documentation.
+// LinkedSearchedFields are the fields list search looks at, by kind, for the documentation.
 var LinkedSearchedFields = map[string][]string{
 	"venue":     {"venue", "description", "excerpt", "address", "city", "province", "state", "stateprovince", "zip", "phone"},
 	"organizer": {"organizer", "description", "excerpt", "phone", "email", "website"},

@@ -15,7 +15,7 @@ import (
 	"calendar/models"
 )
 
-// The taxonomy names the reference uses; clients recognise terms by them.
+// The taxonomy names The Events Calendar uses; clients recognise terms by them.
 const (
 	TaxonomyCategory = "tribe_events_cat"
 	TaxonomyTag      = "post_tag"
@@ -39,14 +39,14 @@ var (
 		canManage: (*models.User).CanManageTags, archive: "/tag/"}
 )
 
-// TermURLs are a term's API links (reference §1.4): Up only when it has a parent.
+// TermURLs are a term's API links: Up only when it has a parent.
 type TermURLs struct {
 	Self       string `json:"self"`
 	Collection string `json:"collection"`
 	Up         string `json:"up,omitempty"`
 }
 
-// Term is the standalone shape of a category or tag (reference §1.4), in the reference's key order. Parent is
+// Term is the standalone shape of a category or tag, in The Events Calendar's key order. Parent is
 // present for categories only.
 type Term struct {
 	ID          uint64   `json:"id"`
@@ -61,7 +61,7 @@ type Term struct {
 	URLs        TermURLs `json:"urls"`
 }
 
-// EmbeddedTerm is a category or tag inside an event (reference §1.4): WordPress's term object, without url and
+// EmbeddedTerm is a category or tag inside an event: WordPress's term object, without url and
 // meta. Parent is 0 for tags.
 type EmbeddedTerm struct {
 	Name           string   `json:"name"`
@@ -154,7 +154,7 @@ func (k termKind) shape(store *models.Store, site Site, t *models.Term) (Term, e
 	return shapes[0], nil
 }
 
-// notFound is the answer for an unknown term ID (API.md §5: 404, where the reference answers 400).
+// notFound is the answer for an unknown term ID: 404, like every other unknown ID (The Events Calendar answers 400).
 func (k termKind) notFound() *models.Error {
 	return models.Errorf(models.KindNotFound, "rest_term_invalid", "Term does not exist.")
 }
@@ -268,7 +268,7 @@ type TermIDPath struct {
 	ID endpoint.Opt[int64] `param:"id" in:"path" doc:"The term ID."`
 }
 
-// TermListParams are the filters of GET /categories and GET /tags (reference §8.3).
+// TermListParams are the filters of GET /categories and GET /tags.
 type TermListParams struct {
 	endpoint.Paging
 	Search    endpoint.Opt[Text]    `param:"search" doc:"Keep terms whose name or slug contains this text (case-insensitive)."`
@@ -364,7 +364,7 @@ type termController struct {
 	kind termKind
 }
 
-// list handles GET /categories and GET /tags: the envelope and headers of reference §2.3, with an RFC 8288 Link
+// list handles GET /categories and GET /tags: the list envelope and paging headers, with an RFC 8288 Link
 // header; a page past the last is an empty 200.
 func (tc termController) list(c *gin.Context, p *TermListParams, parent endpoint.Opt[int64]) error {
 	f := p.filter(parent, models.UserFrom(c.Request.Context()))
@@ -457,7 +457,7 @@ func (tc termController) requireCurrent(c *gin.Context, tx *models.Store, site S
 
 // authorize answers 403 (401 for anonymous callers, whom Authenticated already turned away) unless the caller may
 // manage terms of the kind. Handlers call it after validation: a bad request is 400 even for those who may not
-// write (reference §0.2).
+// write.
 func (tc termController) authorize(c *gin.Context) error {
 	if !tc.kind.canManage(models.UserFrom(c.Request.Context())) {
 		return models.Forbidden()

@@ -11,7 +11,7 @@ import (
 	"calendar/models"
 )
 
-// VenueFields are the parameters of a venue on create and update (seed §2, API.md §8 for the coordinates).
+// VenueFields are the parameters of a venue on create and update .
 type VenueFields struct {
 	Name endpoint.Opt[string] `param:"venue" doc:"Name of the venue (plain text)."`
 	LinkedInput
@@ -99,8 +99,7 @@ func (vc VenueController) DeleteBySlug(c *gin.Context, in *LinkedDeleteBySlug) e
 	return venueKind.remove(vc.App, c, in.ref(), in.Force.V)
 }
 
-// ResolveVenues turns the raw `venue` parameter of an event write into venue IDs, in order (API.md §7, reference
-// §9.2): an ID, a CSV of IDs, {"id": N}, an inline data object {"venue": "Name", …} (validated exactly like
+// ResolveVenues turns the raw `venue` parameter of an event write into venue IDs, in order: an ID, a CSV of IDs, {"id": N}, an inline data object {"venue": "Name", …} (validated exactly like
 // POST /venues, created in tx with the duplicate rule and the scale-back status for user), or an array mixing
 // them. 0, "", [] and null mean "no venue" (an empty result). Unknown, trashed or unreadable IDs, bad inline
 // data, or a value of another type are models.InvalidParam("venue", reason). Concurrent identical inline
@@ -135,7 +134,7 @@ func applyVenueFields(a *App, in *VenueFields, v *models.Venue, creating bool, i
 	a.applyCoordinates(in, v, invalid)
 }
 
-// derivedStateProvince is what the reference stores when stateprovince is not sent (reference §9.4): the state
+// derivedStateProvince is what The Events Calendar stores when stateprovince is not sent: the state
 // for the United States or no country, else the province.
 func derivedStateProvince(v *models.Venue) string {
 	switch strings.ToLower(strings.TrimSpace(v.Country)) {
@@ -147,10 +146,10 @@ func derivedStateProvince(v *models.Venue) string {
 	return v.Province
 }
 
-// geolocationOff is the reason venue coordinates are refused when the extension is switched off (API.md §8).
+// geolocationOff is the reason venue coordinates are refused when the extension is switched off.
 const geolocationOff = "geolocation is not enabled"
 
-// applyCoordinates sets geo_lat and geo_lng (API.md §8): in range, and the venue ends up with both or neither.
+// applyCoordinates sets geo_lat and geo_lng: in range, and the venue ends up with both or neither.
 func (a *App) applyCoordinates(in *VenueFields, v *models.Venue, invalid map[string]string) {
 	lat, lng := in.GeoLat, in.GeoLng
 	sent := map[string]bool{"geo_lat": lat.Set || lat.Null, "geo_lng": lng.Set || lng.Null}
@@ -207,10 +206,10 @@ func floatOrNil(p *float64) any {
 	return *p
 }
 
-// VenueShape is a venue as the API shows it (reference §1.2): empty fields omitted, author as a string,
+// VenueShape is a venue as the API shows it: empty fields omitted, author as a string,
 // show_map, show_map_link, global_id, global_id_lineage, image; geo_lat/geo_lng when set (and geolocation is on);
-// json_ld only when single is true. A password-protected venue is redacted as reference §1.6 when the viewer
-// neither gave its password nor can edit it (API.md §6); its name stays visible (reference §12). It reads v.Image
+// json_ld only when single is true. A password-protected venue is redacted as lists redact it when the viewer
+// neither gave its password nor can edit it; its name stays visible. It reads v.Image
 // as loaded and never queries.
 func (a *App) VenueShape(site Site, v *models.Venue, viewer Viewer, single bool) any {
 	b := a.linkedHead(site, v.Linked(), "venue", viewer)
@@ -219,7 +218,7 @@ func (a *App) VenueShape(site Site, v *models.Venue, viewer Viewer, single bool)
 	b.text("country", v.Country)
 	b.text("province", v.Province)
 	if v.State != "" {
-		b.add("state", v.State) // not redacted: the reference's list leaves it out (reference §1.6)
+		b.add("state", v.State) // not redacted: The Events Calendar's list leaves it out
 	}
 	b.text("zip", v.Zip)
 	b.text("phone", v.Phone)
@@ -248,7 +247,7 @@ func (a *App) VenueShape(site Site, v *models.Venue, viewer Viewer, single bool)
 	return b.linkedTail(site, v.ID)
 }
 
-// VenueJSONLD is the venue as a schema.org Place (reference §1.2, §11.3), also usable as an event's location.
+// VenueJSONLD is the venue as a schema.org Place, also usable as an event's location.
 // redacted keeps only the type, name and page.
 func (a *App) VenueJSONLD(site Site, v *models.Venue, redacted bool) any {
 	ld := linkedJSONLD("Place", v.Linked(), linkedURL(site, "venue", v.Slug), redacted)

@@ -159,7 +159,7 @@ func linkedRoutes(name, plural, schema string, e linkedEndpoints) []endpoint.Rou
 	}
 }
 
-// VenueRoutes are the venue routes for the route table (seed §4).
+// VenueRoutes are the venue routes for the route table.
 func venueRoutes(app *controllers.App) []endpoint.Route {
 	vc := controllers.VenueController{App: app}
 	return linkedRoutes("venue", "venues", "Venue", linkedEndpoints{
@@ -169,7 +169,7 @@ func venueRoutes(app *controllers.App) []endpoint.Route {
 	})
 }
 
-// OrganizerRoutes are the organizer routes for the route table (seed §4).
+// OrganizerRoutes are the organizer routes for the route table.
 func organizerRoutes(app *controllers.App) []endpoint.Route {
 	oc := controllers.OrganizerController{App: app}
 	return linkedRoutes("organizer", "organizers", "Organizer", linkedEndpoints{
@@ -213,7 +213,7 @@ func eventItemEndpoints[R, U, D any](read func(*gin.Context, *R) error, update f
 	}
 }
 
-// termRoutes are the category and tag routes (reference §1.4, §2.3, §8.3; API.md decides 404 for unknown IDs).
+// termRoutes are the category and tag routes (404 for unknown IDs, as everywhere).
 func termRoutes(app *controllers.App) []endpoint.Route {
 	categories := controllers.CategoryController{App: app}
 	tags := controllers.TagController{App: app}

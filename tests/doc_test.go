@@ -46,7 +46,7 @@ func TestDocIsAValidOpenAPIDocumentWithTheReferenceKeys(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	doc, raw := loadDoc(t, app)
-	// The keys the reference's SwaggerDocumentationCest checks (reference §3.2).
+	// The keys the reference's SwaggerDocumentationCest checks.
 	for _, key := range []string{"openapi", "info", "servers", "components", "paths"} {
 		if _, ok := raw[key]; !ok {
 			t.Errorf("/doc lacks %q", key)
@@ -63,7 +63,7 @@ func TestDocIsAValidOpenAPIDocumentWithTheReferenceKeys(t *testing.T) {
 			t.Errorf("paths[%q].get is missing", path)
 		}
 	}
-	// API.md's decisions are in the description people read.
+	// The API's decisions are in the description people read.
 	for _, want := range []string{"next wednesday 4pm", "omitted field is unchanged", "410 *-is-in-trash",
 		"rest_missing_callback_param", "Authorization: Bearer", "X-TEC-Total"} {
 		if !strings.Contains(doc.Info.Description, want) {
@@ -443,7 +443,7 @@ func loadReferenceBodies(t *testing.T) []referenceBody {
 	return bodies
 }
 
-// withAdditions adds what API.md §8 puts on every event (ticketed, parent) to the reference's events.
+// withAdditions adds what this API puts on every event (ticketed, parent) to the captured events.
 func withAdditions(schema string, body any) any {
 	addTo := func(e any) {
 		m := e.(map[string]any)
@@ -489,7 +489,7 @@ func TestComponentSchemasRejectDrift(t *testing.T) {
 	for _, rb := range loadReferenceBodies(t) {
 		byCapture[rb.Capture] = rb
 	}
-	// copyOf returns a fresh, decoded copy of a capture's body with API.md's additions.
+	// copyOf returns a fresh, decoded copy of a capture's body with this API's additions.
 	copyOf := func(capture string) map[string]any {
 		rb := byCapture[capture]
 		raw, _ := json.Marshal(rb.Body)
@@ -502,7 +502,7 @@ func TestComponentSchemasRejectDrift(t *testing.T) {
 		name, schema, capture string
 		change                func(m map[string]any)
 	}{
-		{"an event without ticketed (API.md §8)", "Event", event, func(m map[string]any) { delete(m, "ticketed") }},
+		{"an event without ticketed", "Event", event, func(m map[string]any) { delete(m, "ticketed") }},
 		{"an event with a numeric author", "Event", event, func(m map[string]any) { m["author"] = 1 }},
 		{"an event with an undocumented member", "Event", event, func(m map[string]any) { m["extra"] = 1 }},
 		{"date details that are not zero-padded strings", "Event", event, func(m map[string]any) {

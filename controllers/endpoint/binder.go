@@ -217,7 +217,7 @@ func DecodeFloat(raw any) (float64, error) {
 	return f, nil
 }
 
-// DecodeBool accepts the boolean forms of API.md §2: true, false, 1, 0 and the strings "true", "false", "1", "0",
+// DecodeBool accepts the boolean forms: true, false, 1, 0 and the strings "true", "false", "1", "0",
 // "yes", "no", "on", "off" (any case).
 func DecodeBool(raw any) (bool, error) {
 	switch v := raw.(type) {

@@ -140,7 +140,7 @@ func docOperation(e endpoint.Endpoint, method, path, tag, bodyName string) *open
 		}
 	}
 	if bodyName != "" && hasRequestBody(method) {
-		// The parameters may also travel in the query string (API.md §2). That is said in the body's description
+		// The parameters may also travel in the query string. That is said in the body's description
 		// rather than with an exploded object parameter, which Swagger UI would fill with sample values and send.
 		op.RequestBody = docRequestBody(bodyName, bodyRequired)
 	}
@@ -200,7 +200,7 @@ func docParamSchema(ps endpoint.Schema) *openapi3.Schema {
 }
 
 // docParamsSchema is the object of an endpoint's body parameters (all but path parameters), or nil when it has none.
-// Unknown members are ignored by the service (API.md §2), so the object is open; docRequestBody adds the required
+// Unknown members are ignored by the service, so the object is open; docRequestBody adds the required
 // members.
 func docParamsSchema(e endpoint.Endpoint) *openapi3.Schema {
 	s := openapi3.NewObjectSchema()
@@ -218,7 +218,7 @@ func docParamsSchema(e endpoint.Endpoint) *openapi3.Schema {
 	return s
 }
 
-// docRequestBody accepts the parameters as JSON, as a form or as multipart form data (API.md §2).
+// docRequestBody accepts the parameters as JSON, as a form or as multipart form data.
 func docRequestBody(name string, required []string) *openapi3.RequestBodyRef {
 	schema := schemaRef(name)
 	if len(required) > 0 {
@@ -380,7 +380,7 @@ func componentHeaders() openapi3.Headers {
 	return headers
 }
 
-// pagingHeaders are the headers of every list answer (reference §2, API.md §4).
+// pagingHeaders are the headers of every list answer.
 func pagingHeaders() openapi3.Headers {
 	header := func(description string, required bool, s *openapi3.Schema) *openapi3.HeaderRef {
 		return &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
@@ -394,14 +394,14 @@ func pagingHeaders() openapi3.Headers {
 	}
 }
 
-// apiDescription is the document's introduction: the decisions of API.md that apply across routes, with this
+// apiDescription is the document's introduction: the decisions that apply across routes, with this
 // deployment's settings.
 func apiDescription(cfg config.Config) string {
 	geo := "switched off on this service: any `geoloc*` parameter is `400 rest_invalid_param` (\"geolocation is " +
 		"not enabled\") and venues do not accept `geo_lat`/`geo_lng`"
 	if cfg.Geolocation {
 		geo = fmt.Sprintf("switched on: venues carry `geo_lat`/`geo_lng`; `geoloc=true` keeps events whose venue "+
-			"has coordinates, and `geoloc_lat` with `geoloc_lng` (with or without `geoloc=true`, which the reference "+
+			"has coordinates, and `geoloc_lat` with `geoloc_lng` (with or without `geoloc=true`, which The Events Calendar "+
 			"requires) keeps events with a venue within `geoloc_radius` (default %g) `geoloc_unit` (`miles` or `km`, "+
 			"default `%s`) of that point, by great-circle distance; `geoloc=false` switches the filter off. Only one "+
 			"of lat/lng, values out of range, or a radius or unit without a centre, is `400`", cfg.GeoRadius, cfg.GeoUnit)
@@ -493,7 +493,7 @@ func apiDescription(cfg config.Config) string {
 			"term's parent.",
 
 		"## Errors\n\n" +
-			"Every error has the body `{\"code\", \"message\", \"data\": {\"status\", …}}` with the reference's codes: " +
+			"Every error has the body `{\"code\", \"message\", \"data\": {\"status\", …}}` with The Events Calendar's codes: " +
 			"`rest_no_route` (`404`, also for a path ID that is not digits or a method the route lacks), " +
 			"`rest_missing_callback_param` (`400`, `data.params` lists the missing parameters), `rest_invalid_param` " +
 			"(`400`, `data.params` maps each bad parameter to a reason), `rest_forbidden` (`401`/`403`), " +
