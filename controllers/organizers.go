@@ -35,6 +35,7 @@ type OrganizerController struct{ *App }
 var organizerKind = &linkedKind[models.Organizer, *models.Organizer, OrganizerFields]{
 	name:    "organizer",
 	plural:  "organizers",
+	change:  models.ChangeOrganizer,
 	parts:   func(in *OrganizerFields) (*Opt[string], *LinkedInput) { return &in.Name, &in.LinkedInput },
 	prepare: func(*models.Organizer) {},
 	apply:   applyOrganizerFields,
