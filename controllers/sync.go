@@ -9,12 +9,13 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/endpoint"
 	"calendar/models"
 )
 
 // SyncInput is the sync_token parameter of the five lists.
 type SyncInput struct {
-	SyncToken Opt[string] `param:"sync_token" doc:"A position in the change history, from the X-Sync-Token header of an earlier list answer (or the links between the pages of a sync). The list then holds the records that changed since that position and pass the filters now, and deleted the IDs of those that changed and do not (deleted, trashed, no longer visible to the caller, or no longer matching), ordered by ID and paged as usual; the default date window of the event list does not apply. Follow the answer's next links to page through one sync: they carry a token that fixes what the sync covers. Keep the X-Sync-Token of the last page for the next sync. A token older than the change history's retention, or one this service did not hand out, is 410 sync_token_expired."`
+	SyncToken endpoint.Opt[string] `param:"sync_token" doc:"A position in the change history, from the X-Sync-Token header of an earlier list answer (or the links between the pages of a sync). The list then holds the records that changed since that position and pass the filters now, and deleted the IDs of those that changed and do not (deleted, trashed, no longer visible to the caller, or no longer matching), ordered by ID and paged as usual; the default date window of the event list does not apply. Follow the answer's next links to page through one sync: they carry a token that fixes what the sync covers. Keep the X-Sync-Token of the last page for the next sync. A token older than the change history's retention, or one this service did not hand out, is 410 sync_token_expired."`
 }
 
 // SyncTokenHeader is the header of every list answer that holds its position in the change history.
