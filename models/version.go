@@ -124,13 +124,15 @@ func (s *Store) versionAndPosition(ctx context.Context) (int64, SyncPosition, er
 		Seq     int64
 		Snap    string
 	}
-	query := `SELECT COALESCE(SUM(version), 0) AS version, 0 AS seq, CAST(pg_current_snapshot() AS TEXT) AS snap
-		FROM data_versions`
-	if s.dialect != Postgres {
-		query = `SELECT COALESCE(SUM(version), 0) AS version, (SELECT COALESCE(MAX(id), 0) FROM changes) AS seq,
-			'' AS snap FROM data_versions`
+	db := s.db.WithContext(ctx)
+	var err error
+	if s.dialect == Postgres {
+		err = db.Raw(`SELECT COALESCE(SUM(version), 0) AS version, 0 AS seq,
+			CAST(pg_current_snapshot() AS TEXT) AS snap FROM data_versions`).Scan(&row).Error
+	} else {
+		err = db.Raw(`SELECT COALESCE(SUM(version), 0) AS version, (SELECT COALESCE(MAX(id), 0) FROM changes) AS seq,
+			'' AS snap FROM data_versions`).Scan(&row).Error
 	}
-	err := s.db.WithContext(ctx).Raw(query).Scan(&row).Error
 	return row.Version, SyncPosition{Seq: row.Seq, Snap: row.Snap}, err
 }
 
