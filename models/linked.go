@@ -43,15 +43,17 @@ type LinkedRecord[T any] interface {
 // linkedKind is what the two kinds differ in below the API: their tables and the columns search looks at.
 type linkedKind struct {
 	table, joinTable, joinColumn string
+	// code is the record's kind in linked_last_starts: v or o.
+	code string
 	// search lists the columns GET /venues and /organizers search; country and website of venues
 	// are not searched, as in The Events Calendar.
 	search []string
 }
 
 var (
-	venueKind = linkedKind{table: "venues", joinTable: "event_venues", joinColumn: "venue_id",
+	venueKind = linkedKind{table: "venues", joinTable: "event_venues", joinColumn: "venue_id", code: "v",
 		search: []string{"name", "description", "excerpt", "address", "city", "province", "state", "stateprovince", "zip", "phone"}}
-	organizerKind = linkedKind{table: "organizers", joinTable: "event_organizers", joinColumn: "organizer_id",
+	organizerKind = linkedKind{table: "organizers", joinTable: "event_organizers", joinColumn: "organizer_id", code: "o",
 		search: []string{"name", "description", "excerpt", "phone", "email", "website"}}
 )
 
@@ -248,10 +250,25 @@ func (k linkedKind) filter(s *Store, db *gorm.DB, f LinkedFilter) *gorm.DB {
 		db = db.Where(cond)
 	}
 	if !f.UpcomingSince.IsZero() {
-		visible, args := visibleEventCondition(f.Viewer)
-		db = db.Where(k.linkedTo("e.start_utc >= ? AND ("+visible+")"), append([]any{f.UpcomingSince}, args...)...)
+		db = k.withUpcoming(db, f.Viewer, f.UpcomingSince.UTC())
 	}
 	return db
+}
+
+// withUpcoming keeps the records linked to an event the viewer may see that starts at or after since. For
+// visitors and for those who may read every private event, the latest starts kept per record (linked_last_starts,
+// kept by triggers) answer it, one row per record; a viewer who sees only their own private events walks each
+// record's events.
+func (k linkedKind) withUpcoming(db *gorm.DB, viewer *User, since time.Time) *gorm.DB {
+	kept := "SELECT s.id FROM linked_last_starts s WHERE s.kind = '" + k.code + "' AND "
+	switch {
+	case viewer.can(capReadPrivate):
+		return db.Where(k.table+".id IN ("+kept+"(s.published >= ? OR s.private >= ?))", since, since)
+	case viewer == nil:
+		return db.Where(k.table+".id IN ("+kept+"s.published >= ?)", since)
+	}
+	visible, args := visibleEventCondition(viewer)
+	return db.Where(k.linkedTo("e.start_utc >= ? AND ("+visible+")"), append([]any{since}, args...)...)
 }
 
 // linkedTo is "the record is linked to an event (e) through the join table (l) that meets cond". CROSS JOIN

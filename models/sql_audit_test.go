@@ -27,6 +27,7 @@ var reviewedSQL = map[string]string{
 	"geo.go:atVenuesWhere":                    "cond is the literal of EventsAtGeolocatedVenues, or EventsNear's literal BETWEEN conditions and distanceKm's SQL (literal column names, the constant Earth radius); every coordinate and the radius bound",
 	"term.go:CompactTermCounts":               "tax.table of the two taxonomies; the sums and IDs bound",
 	"event_window.go:windowDays":              "the constant windowDaysSQL with {day} one of two literal day expressions by dialect and {listed} isFalse of the literal column events.hide_from_listings; statuses, days and instants bound",
+	"linked.go:withUpcoming":                  "the literal kept-starts subquery with k.code (v or o, of venueKind and organizerKind) and k.table (venues or organizers); the instant bound",
 	"event_query.go:EventsListed":             "isFalse of the literal column events.hide_from_listings",
 	"event_query.go:EventsMatching":           "containsFold of the literal columns of searchedColumns; the search terms are bound, wildcards escaped",
 	"event_query.go:boolColumn":               "column is a literal of EventsFeatured or EventsTicketed",

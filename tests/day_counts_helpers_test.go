@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"database/sql"
 	"fmt"
 	"maps"
 	"slices"
@@ -58,4 +59,68 @@ func utcDay(t time.Time) int64 {
 		d--
 	}
 	return d
+}
+
+// expectLastStartsMatchEvents checks, at the end of every test that migrated its database, that the latest starts
+// kept per venue and organizer (linked_last_starts, which only_with_upcoming reads) equal a fresh computation
+// from the links and the events, for the published and the private events of each.
+func expectLastStartsMatchEvents(t *testing.T, store *models.Store) {
+	t.Helper()
+	read := func(query string) ([]string, error) {
+		rows, err := store.SQLDB().Query(query)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var kind string
+			var id uint64
+			var published, private sql.NullString // times read as text: SQLite gives text where no type is declared
+			if err := rows.Scan(&kind, &id, &published, &private); err != nil {
+				return nil, err
+			}
+			out = append(out, fmt.Sprintf("%s%d %s %s", kind, id, instantText(t, published), instantText(t, private)))
+		}
+		slices.Sort(out)
+		return out, rows.Err()
+	}
+	kept, err := read(`SELECT kind, id, published, private FROM linked_last_starts
+		WHERE published IS NOT NULL OR private IS NOT NULL`)
+	if err != nil {
+		t.Logf("latest starts not checked: %v", err) // a test that took the database away
+		return
+	}
+	fresh, err := read(`SELECT * FROM (
+		SELECT 'v' AS kind, l.venue_id AS id,
+			max(CASE WHEN e.status = 'publish' THEN e.start_utc END) AS published,
+			max(CASE WHEN e.status = 'private' THEN e.start_utc END) AS private
+		FROM event_venues l JOIN events e ON e.id = l.event_id GROUP BY l.venue_id
+		UNION ALL
+		SELECT 'o', l.organizer_id, max(CASE WHEN e.status = 'publish' THEN e.start_utc END),
+			max(CASE WHEN e.status = 'private' THEN e.start_utc END)
+		FROM event_organizers l JOIN events e ON e.id = l.event_id GROUP BY l.organizer_id) AS f
+		WHERE published IS NOT NULL OR private IS NOT NULL`)
+	if err != nil {
+		t.Errorf("latest starts not checked: %v", err)
+		return
+	}
+	if !slices.Equal(kept, fresh) {
+		t.Errorf("kept latest starts %v, fresh from the links %v", kept, fresh)
+	}
+}
+
+// instantText writes an instant read as text (in any of the forms the drivers give) as RFC 3339 in UTC.
+func instantText(t *testing.T, v sql.NullString) string {
+	t.Helper()
+	if !v.Valid {
+		return "-"
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999-07"} {
+		if parsed, err := time.Parse(layout, v.String); err == nil {
+			return parsed.UTC().Format(time.RFC3339)
+		}
+	}
+	t.Errorf("%q is not an instant", v.String)
+	return v.String
 }

@@ -229,3 +229,35 @@ func TestListTotalsFromKeptDayCountsStayExactUnderConcurrentWriters(t *testing.T
 	f.expectTotalsExact(t, "concurrent writes")
 	expectDayCountsMatchEvents(t, app.Store)
 }
+
+// TestAListTakesTheSameQueriesForEveryPageAndPageSize counts the statements of lists, with and without filters, at
+// several page sizes and depths: a deep page, located from the day counts, costs what the first does, and the
+// count does not grow with the page.
+func TestAListTakesTheSameQueriesForEveryPageAndPageSize(t *testing.T) {
+	f := newTotalsFixture(t)
+	for i := 0; i < 30; i++ {
+		f.create(t, fmt.Sprintf("Counted %d", i), at(1+i%10, 10, i), at(1+i%10, 11, 0))
+	}
+	n := countQueries(t, f.app)
+	for _, l := range []struct{ query, token string }{
+		{"", ""}, {"status=any", f.admin}, {"search=counted", ""}, {"venue=" + strconv.Itoa(f.venue), ""},
+		{"start_date=" + at(2, 0, 0)[:10] + "&end_date=" + at(8, 0, 0)[:10], ""},
+	} {
+		var counts []int64
+		pages := []string{"per_page=1&page=1", "per_page=1&page=20", "per_page=7&page=3", "per_page=50&page=1"}
+		for _, p := range pages { // the records the pages embed are read once per data version: read them first
+			f.app.Get("/events?"+l.query+"&"+p, l.token).ExpectStatus(t, http.StatusOK)
+		}
+		for _, p := range pages {
+			n.Store(0)
+			f.app.Get("/events?"+l.query+"&"+p, l.token).ExpectStatus(t, http.StatusOK)
+			counts = append(counts, n.Load())
+		}
+		for _, c := range counts {
+			if c != counts[0] || c > 5 {
+				t.Fatalf("/events?%s: %v queries for the pages (per_page 1 page 1, per_page 1 page 20, per_page 7 page 3, per_page 50), want the same, at most 5",
+					l.query, counts)
+			}
+		}
+	}
+}
