@@ -52,6 +52,7 @@ var (
 // seeder fills an empty, migrated database with a realistic calendar through the models, in batches.
 type seeder struct {
 	db     *gorm.DB
+	store  *models.Store
 	rng    *rand.Rand
 	now    time.Time
 	author uint64
@@ -66,7 +67,7 @@ func seed(ctx context.Context, store *models.Store, n int, authorID uint64) erro
 	if store.Dialect() == models.SQLite {
 		rowsPerInsert = 500
 	}
-	s := &seeder{db: store.DB().WithContext(ctx).Session(&gorm.Session{CreateBatchSize: rowsPerInsert}),
+	s := &seeder{db: store.DB().WithContext(ctx).Session(&gorm.Session{CreateBatchSize: rowsPerInsert}), store: store,
 		rng: rand.New(rand.NewPCG(42, 2026)), now: time.Now().UTC().Truncate(time.Second), author: authorID,
 		categoryCounts: map[uint64]int64{}, tagCounts: map[uint64]int64{}}
 	steps := []struct {
@@ -182,6 +183,10 @@ type eventBatch struct {
 // tables written are dropped first and built again at the end, as bulk loads do (building an index once is far
 // cheaper than updating it, trigram indexes above all, for every row).
 func (s *seeder) events(ctx context.Context, n int) error {
+	// The list counts kept by triggers are computed once at the end (finish), as the indexes are built once.
+	if err := s.store.SetKeptCountTriggers(ctx, false); err != nil {
+		return err
+	}
 	rebuild, err := s.dropIndexes("events", "event_venues", "event_organizers", "event_categories", "event_tags",
 		"event_venue_categories")
 	if err != nil {
@@ -372,6 +377,12 @@ func (s *seeder) distinct(k, max int) []uint64 {
 // finish moves the PostgreSQL sequences past the explicit IDs, refreshes the planner statistics, stores the term
 // counts counted while the events were made, and on PostgreSQL writes everything out (CHECKPOINT).
 func (s *seeder) finish(store *models.Store) error {
+	if err := store.SetKeptCountTriggers(context.Background(), true); err != nil {
+		return err
+	}
+	if err := store.RebuildKeptCounts(context.Background()); err != nil {
+		return err
+	}
 	if store.Dialect() == models.Postgres {
 		for _, table := range []string{"events", "venues", "organizers", "categories", "tags"} {
 			q := fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', 'id'), (SELECT max(id) FROM %s))", table, table)

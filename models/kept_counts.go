@@ -1,0 +1,66 @@
+package models
+
+import (
+	"context"
+
+	"gorm.io/gorm"
+)
+
+// keptCountTriggers are the PostgreSQL triggers that keep event_day_counts and linked_last_starts, by table.
+var keptCountTriggers = map[string][]string{
+	"events":           {"event_day_counts_insert", "event_day_counts_update", "event_day_counts_delete", "linked_last_starts_events_update"},
+	"event_venues":     {"linked_last_starts_venues_insert", "linked_last_starts_venues_delete"},
+	"event_organizers": {"linked_last_starts_organizers_insert", "linked_last_starts_organizers_delete"},
+}
+
+// SetKeptCountTriggers turns the PostgreSQL triggers that keep the list counts (event_day_counts,
+// linked_last_starts) off or on, for a bulk load that rebuilds the counts once at its end (RebuildKeptCounts)
+// instead of updating them for every batch. It takes each table's exclusive lock: nothing else may write while they
+// are off. On SQLite, whose triggers cannot be turned off, it does nothing.
+func (s *Store) SetKeptCountTriggers(ctx context.Context, on bool) error {
+	if s.dialect != Postgres {
+		return nil
+	}
+	action := " DISABLE TRIGGER "
+	if on {
+		action = " ENABLE TRIGGER "
+	}
+	for table, triggers := range keptCountTriggers {
+		for _, trigger := range triggers {
+			if err := s.db.WithContext(ctx).Exec("ALTER TABLE " + table + action + trigger).Error; err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// RebuildKeptCounts computes the list counts kept by triggers (event_day_counts, linked_last_starts) again from the
+// events and their links, in one transaction: after a bulk load made with the triggers off, or to repair them.
+func (s *Store) RebuildKeptCounts(ctx context.Context) error {
+	day := func(col string) string {
+		if s.dialect == SQLite {
+			return "CAST(julianday(substr(" + col + ", 1, 10)) - 2440587.5 AS INTEGER)"
+		}
+		return "event_day(" + col + ")"
+	}
+	latest := func(status string) string { return "max(CASE WHEN e.status = '" + status + "' THEN e.start_utc END)" }
+	statements := []string{
+		"DELETE FROM event_day_counts",
+		"INSERT INTO event_day_counts (status, start_day, end_day, n) SELECT status, " + day("start_utc") + ", " +
+			day("end_utc") + ", count(*) FROM events WHERE " + isFalse(s.db, "hide_from_listings") + " GROUP BY 1, 2, 3",
+		"DELETE FROM linked_last_starts",
+		"INSERT INTO linked_last_starts (kind, id, published, private) SELECT 'v', l.venue_id, " + latest("publish") +
+			", " + latest("private") + " FROM event_venues l JOIN events e ON e.id = l.event_id GROUP BY l.venue_id",
+		"INSERT INTO linked_last_starts (kind, id, published, private) SELECT 'o', l.organizer_id, " + latest("publish") +
+			", " + latest("private") + " FROM event_organizers l JOIN events e ON e.id = l.event_id GROUP BY l.organizer_id",
+	}
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for _, q := range statements {
+			if err := tx.Exec(q).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
