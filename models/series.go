@@ -1,0 +1,163 @@
+package models
+
+import (
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// EventSeries is what makes an event a series (migration 00015): its recurrence lines, the client's
+// hide_from_listings of the series (its own row is always hidden, so lists never show the series record), and how
+// far its occurrences have been created.
+type EventSeries struct {
+	EventID          uint64 `gorm:"primaryKey;autoIncrement:false"`
+	Recurrence       string `gorm:"not null"`
+	HideFromListings bool   `gorm:"not null;default:false"`
+	// ExpandedUntil is the horizon the series was last expanded to; nil when its rules end before any horizon.
+	ExpandedUntil *time.Time
+}
+
+// TableName is the series' table.
+func (EventSeries) TableName() string { return "event_series" }
+
+// Lines are the series' recurrence lines.
+func (s *EventSeries) Lines() []string {
+	if s.Recurrence == "" {
+		return []string{}
+	}
+	return strings.Split(s.Recurrence, "\n")
+}
+
+// EventOccurrence makes an event an occurrence of a series: its series, its original start (RECURRENCE-ID) and
+// the fields it changed on its own.
+type EventOccurrence struct {
+	EventID      uint64    `gorm:"primaryKey;autoIncrement:false"`
+	SeriesID     uint64    `gorm:"not null"`
+	RecurrenceID time.Time `gorm:"not null"`
+	// Overrides are the API names of the fields the occurrence changed on its own, comma-separated.
+	Overrides string `gorm:"not null;default:''"`
+}
+
+// IsException reports whether the occurrence was edited on its own.
+func (o *EventOccurrence) IsException() bool { return o.Overrides != "" }
+
+// Overridden reports whether the occurrence changed field on its own.
+func (o *EventOccurrence) Overridden(field string) bool {
+	for _, f := range strings.Split(o.Overrides, ",") {
+		if f == field {
+			return true
+		}
+	}
+	return false
+}
+
+// AddOverrides records fields as changed by the occurrence on its own.
+func (o *EventOccurrence) AddOverrides(fields ...string) {
+	for _, f := range fields {
+		if f == "" || o.Overridden(f) {
+			continue
+		}
+		if o.Overrides != "" {
+			o.Overrides += ","
+		}
+		o.Overrides += f
+	}
+}
+
+// SaveSeries writes a series' row, creating or replacing it.
+func (s *Store) SaveSeries(ser *EventSeries) error {
+	return s.db.Clauses(clause.OnConflict{UpdateAll: true}).Create(ser).Error
+}
+
+// SeriesOf returns the series whose record is event id, or ErrNotFound.
+func (s *Store) SeriesOf(id uint64) (*EventSeries, error) {
+	var rows []EventSeries
+	if err := s.db.Where("event_id = ?", id).Limit(1).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, ErrNotFound
+	}
+	return &rows[0], nil
+}
+
+// OccurrenceOf returns the occurrence row of event id, or ErrNotFound when the event is not an occurrence.
+func (s *Store) OccurrenceOf(id uint64) (*EventOccurrence, error) {
+	var rows []EventOccurrence
+	if err := s.db.Where("event_id = ?", id).Limit(1).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, ErrNotFound
+	}
+	return &rows[0], nil
+}
+
+// OccurrencesOf returns the occurrence rows of a series, by original start.
+func (s *Store) OccurrencesOf(seriesID uint64) ([]EventOccurrence, error) {
+	var rows []EventOccurrence
+	err := s.db.Where("series_id = ?", seriesID).Order("recurrence_id").Find(&rows).Error
+	return rows, err
+}
+
+// AddOccurrences records events as occurrences of their series.
+func (s *Store) AddOccurrences(rows []EventOccurrence) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	return s.db.CreateInBatches(rows, 200).Error
+}
+
+// SaveOccurrence writes an occurrence's row.
+func (s *Store) SaveOccurrence(o *EventOccurrence) error {
+	return s.db.Save(o).Error
+}
+
+// SeriesFacts are the series facts of a page of events, read in two statements whatever the page's size.
+type SeriesFacts struct {
+	// Occurrences are the occurrence rows of the page's occurrences, by event ID.
+	Occurrences map[uint64]EventOccurrence
+	// Series are the series rows of the page's series records and of its occurrences' series, by series ID.
+	Series map[uint64]EventSeries
+}
+
+// SeriesFactsOf reads the series facts of the events with ids.
+func (s *Store) SeriesFactsOf(ids []uint64) (SeriesFacts, error) {
+	facts := SeriesFacts{Occurrences: map[uint64]EventOccurrence{}, Series: map[uint64]EventSeries{}}
+	if len(ids) == 0 {
+		return facts, nil
+	}
+	var occ []EventOccurrence
+	if err := s.db.Where("event_id IN ?", ids).Find(&occ).Error; err != nil {
+		return facts, err
+	}
+	seriesIDs := append([]uint64{}, ids...)
+	for _, o := range occ {
+		facts.Occurrences[o.EventID] = o
+		seriesIDs = append(seriesIDs, o.SeriesID)
+	}
+	var series []EventSeries
+	if err := s.db.Where("event_id IN ?", seriesIDs).Find(&series).Error; err != nil {
+		return facts, err
+	}
+	for _, ser := range series {
+		facts.Series[ser.EventID] = ser
+	}
+	return facts, nil
+}
+
+// EventsInSeries keeps the occurrences of the series whose record is event id.
+func EventsInSeries(id uint64) Scope {
+	return func(db *gorm.DB) *gorm.DB {
+		return db.Where("events.id IN (SELECT event_id FROM event_occurrences WHERE series_id = ?)", id)
+	}
+}
+
+// OccurrenceEvents returns the occurrences of a series as events (without their links), by start, at most limit
+// of them starting at or after from.
+func (s *Store) OccurrenceEvents(seriesID uint64, from time.Time, limit int) ([]Event, error) {
+	return scanEvents(s.db.Raw(selectEvents+` WHERE events.id IN (SELECT event_id FROM event_occurrences
+		WHERE series_id = ?) AND events.start_utc >= ? ORDER BY `+eventOrder+` LIMIT ?`, seriesID, from, limit), limit)
+}
