@@ -40,6 +40,7 @@ type EventFilters struct {
 	Include      Opt[[]int64]   `param:"include" doc:"Only the events with these IDs (list or CSV) that the caller may see; no date bound applies."`
 	PostParent   Opt[int64]     `param:"post_parent" doc:"Only the children of this event."`
 	Ticketed     Opt[bool]      `param:"ticketed" doc:"true: only ticketed events; false: only the others."`
+	Series       Opt[int64]     `param:"series" doc:"Only the occurrences of this series (the ID of its series record)."`
 	EventGeoInput
 }
 
@@ -123,6 +124,9 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 	if err != nil {
 		return err
 	}
+	if err := store.LoadSeriesFacts(events); err != nil {
+		return err
+	}
 	if err := store.LoadEventLinks(events); err != nil {
 		return err
 	}
@@ -183,6 +187,9 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 		}
 		q.add(models.EventsWithIDs(toIDs(in.Include.V)))
 		q.args = q.args.Add("include", csv(in.Include.V))
+	}
+	if err := addSeriesFilter(q, store, in, user, invalid); err != nil {
+		return nil, err
 	}
 	bounds.addRelative(q, ec.Config.Timezone)
 	bounds.addImplied(q)

@@ -66,6 +66,7 @@ type eventFields struct {
 	Featured            *bool       `json:"featured"`
 	Ticketed            *bool       `json:"ticketed"`
 	Parent              uint64      `json:"parent"`
+	seriesFields
 }
 
 // MarshalJSON writes the record as appendJSON does.
@@ -320,6 +321,7 @@ func (s eventShaper) record(e *models.Event, single bool) EventRecord {
 	} else if len(venues) > 1 {
 		r.Venue = venues
 	}
+	seriesShape(e, &r)
 	if single && !e.HasPassword() {
 		// Search engines get nothing of a protected event, as the reference's JSON-LD skips protected posts.
 		r.JSONLD = s.jsonLD(e, &r)

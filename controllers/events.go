@@ -126,6 +126,9 @@ func (r eventRef) find(s *models.Store) (*models.Event, error) {
 // withLinks returns e with its venues, organizers, categories and tags loaded.
 func withLinks(s *models.Store, e *models.Event) (*models.Event, error) {
 	events := []models.Event{*e}
+	if err := s.LoadSeriesFacts(events); err != nil {
+		return nil, err
+	}
 	if err := s.LoadEventLinks(events); err != nil {
 		return nil, err
 	}
@@ -209,7 +212,11 @@ func (ec *EventController) read(c *gin.Context, ref eventRef, password Opt[strin
 		return err
 	}
 	setLastModified(c, eventDates(e)...)
-	return writeEvent(c, http.StatusOK, shaper.record(e, true))
+	r := shaper.record(e, true)
+	if err := loadNextOccurrences(ec.Store.WithContext(c.Request.Context()), e, &r, RequestTime(c)); err != nil {
+		return err
+	}
+	return writeEvent(c, http.StatusOK, r)
 }
 
 // readable finds the event of a single read after the reference's checks, in its order (§5.4, API.md §5–6): the
@@ -277,7 +284,11 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 		return models.Forbidden()
 	}
 	retry := *w // the transactional path starts afresh when the one-statement path cannot take the write
-	e, err := ec.createInOneStatement(w)
+	var e *models.Event
+	err := models.ErrNeedsTransaction
+	if !in.wantsSeries() {
+		e, err = ec.createInOneStatement(w)
+	}
 	if errors.Is(err, models.ErrNeedsTransaction) || errors.Is(err, models.ErrSlugTaken) {
 		e, err = ec.createInTransaction(&retry)
 	}
@@ -286,7 +297,11 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 	}
 	shaper := ec.shaper(ec.Site(c), Viewer{User: user})
 	c.Header("Location", shaper.RestURL(e))
-	return writeEvent(c, http.StatusCreated, shaper.record(e, false))
+	r := shaper.record(e, false)
+	if err := loadNextOccurrences(ec.Store.WithContext(c.Request.Context()), e, &r, RequestTime(c)); err != nil {
+		return err
+	}
+	return writeEvent(c, http.StatusCreated, r)
 }
 
 // createInOneStatement creates the event w describes with its reads outside any transaction and its writes in
@@ -318,6 +333,17 @@ func (ec *EventController) createInTransaction(w *eventWrite) (*models.Event, er
 	err := ec.Store.Tx(w.ctx, func(tx *models.Store) error {
 		e = &models.Event{AuthorID: w.user.ID}
 		if err := ec.applyEventWrite(tx, e, w); err != nil {
+			return err
+		}
+		if w.in.wantsSeries() {
+			set, err := ec.parseSeries(e, w.in.Recurrence.V.Lines, w.now)
+			if err != nil {
+				return err
+			}
+			if err := ec.createSeries(tx, e, set, w); err != nil {
+				return err
+			}
+			e, err = reload(tx, e.ID)
 			return err
 		}
 		if err := tx.CreateEventWithSlug(e, w.slug); err != nil {

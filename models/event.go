@@ -56,6 +56,11 @@ type Event struct {
 	CategoryLinks  *string `gorm:"<-:create" json:"category_links"`
 	TagLinks       *string `gorm:"<-:create" json:"tag_links"`
 
+	// Series is set on a series record, Occurrence and OccurrenceSeries on an occurrence (LoadSeriesFacts).
+	Series           *EventSeries     `gorm:"-" json:"-"`
+	Occurrence       *EventOccurrence `gorm:"-" json:"-"`
+	OccurrenceSeries *EventSeries     `gorm:"-" json:"-"`
+
 	Author     *User       `gorm:"foreignKey:AuthorID" json:"-"`
 	Image      *Image      `gorm:"foreignKey:ImageID" json:"-"`
 	Parent     *Event      `gorm:"foreignKey:ParentID" json:"-"`

@@ -12,11 +12,19 @@ import (
 // hide_from_listings of the series (its own row is always hidden, so lists never show the series record), and how
 // far its occurrences have been created.
 type EventSeries struct {
-	EventID          uint64 `gorm:"primaryKey;autoIncrement:false"`
-	Recurrence       string `gorm:"not null"`
+	EventID    uint64 `gorm:"primaryKey;autoIncrement:false"`
+	Recurrence string `gorm:"not null"`
+	// RecurrenceText is the English summary of the lines.
+	RecurrenceText   string `gorm:"not null;default:''"`
 	HideFromListings bool   `gorm:"not null;default:false"`
 	// ExpandedUntil is the horizon the series was last expanded to; nil when its rules end before any horizon.
 	ExpandedUntil *time.Time
+	// VenueLinks, OrganizerLinks, CategoryLinks and TagLinks are the series' links, in the form of the events'
+	// link lists (Event.VenueLinks): the series record has no link rows, so that only occurrences count.
+	VenueLinks     *string
+	OrganizerLinks *string
+	CategoryLinks  *string
+	TagLinks       *string
 }
 
 // TableName is the series' table.
@@ -160,4 +168,32 @@ func EventsInSeries(id uint64) Scope {
 func (s *Store) OccurrenceEvents(seriesID uint64, from time.Time, limit int) ([]Event, error) {
 	return scanEvents(s.db.Raw(selectEvents+` WHERE events.id IN (SELECT event_id FROM event_occurrences
 		WHERE series_id = ?) AND events.start_utc >= ? ORDER BY `+eventOrder+` LIMIT ?`, seriesID, from, limit), limit)
+}
+
+// LoadSeriesFacts sets the series facts of events (Series, Occurrence, OccurrenceSeries), in two statements, and
+// gives series records their links' lists: call it before LoadEventLinks.
+func (s *Store) LoadSeriesFacts(events []Event) error {
+	ids := make([]uint64, len(events))
+	for i := range events {
+		ids[i] = events[i].ID
+	}
+	facts, err := s.SeriesFactsOf(ids)
+	if err != nil {
+		return err
+	}
+	for i := range events {
+		e := &events[i]
+		if ser, ok := facts.Series[e.ID]; ok {
+			e.Series = &ser
+			e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks = ser.VenueLinks, ser.OrganizerLinks,
+				ser.CategoryLinks, ser.TagLinks
+		}
+		if o, ok := facts.Occurrences[e.ID]; ok {
+			e.Occurrence = &o
+			if ser, ok := facts.Series[o.SeriesID]; ok {
+				e.OccurrenceSeries = &ser
+			}
+		}
+	}
+	return nil
 }

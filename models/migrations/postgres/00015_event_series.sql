@@ -3,8 +3,9 @@
 -- plus a row of event_occurrences naming its series and its original start (RECURRENCE-ID). Keeping the series'
 -- facts in tables of their own leaves the events table, its list indexes and every list query as they are: the
 -- series record is never listed because its row is hidden from listings (the client's own hide_from_listings of the
--- series is event_series.hide_from_listings), and it has no link rows (only its link lists), so it counts for no
--- term, venue or organizer; its occurrences do.
+-- series is event_series.hide_from_listings), and it has no link rows and no link lists of its own: its links are
+-- the lists of event_series (in the form of the events' lists), so it counts for no term, venue or organizer; its
+-- occurrences do.
 
 -- event_series.recurrence holds the normalised RRULE, RDATE and EXDATE lines, one per line; expanded_until is the
 -- horizon the series was last expanded to, NULL once its rules have ended (COUNT or UNTIL reached), so that the
@@ -15,8 +16,13 @@
 CREATE TABLE event_series (
     event_id           BIGINT PRIMARY KEY REFERENCES events (id) ON DELETE CASCADE,
     recurrence         TEXT     NOT NULL,
+    recurrence_text    TEXT     NOT NULL DEFAULT '',
     hide_from_listings BOOLEAN  NOT NULL DEFAULT FALSE,
-    expanded_until     TIMESTAMPTZ
+    expanded_until     TIMESTAMPTZ,
+    venue_links        TEXT,
+    organizer_links    TEXT,
+    category_links     TEXT,
+    tag_links          TEXT
 );
 CREATE INDEX idx_event_series_expanded_until ON event_series (expanded_until) WHERE expanded_until IS NOT NULL;
 

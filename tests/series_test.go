@@ -1,0 +1,206 @@
+package tests
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"calendar/models"
+)
+
+// weeklyClass is a series of ten evening classes in Paris on Tuesdays and Thursdays, across the change to summer
+// time on 2027-03-28.
+func weeklyClass(extra ...any) map[string]any {
+	body := map[string]any{"title": "Evening class", "start_date": "2027-03-02 18:00", "end_date": "2027-03-02 19:30",
+		"timezone": "Europe/Paris", "recurrence": []string{"rrule:freq=weekly;byday=th,tu;count=10"},
+		"categories": []string{"Classes"}, "tags": []string{"dance"}}
+	for i := 0; i+1 < len(extra); i += 2 {
+		body[extra[i].(string)] = extra[i+1]
+	}
+	return body
+}
+
+// seriesList lists the occurrences of a series (all of them: the window covers the series' dates).
+func (a *App) seriesList(t *testing.T, id int, token string) []map[string]any {
+	t.Helper()
+	body := a.Get(fmt.Sprintf("/events?series=%d&per_page=50&start_date=2027-01-01&end_date=2028-12-31", id), token).
+		ExpectStatus(t, http.StatusOK).JSON(t)
+	var out []map[string]any
+	for _, e := range body["events"].([]any) {
+		out = append(out, e.(map[string]any))
+	}
+	return out
+}
+
+func TestCreatingASeriesCreatesItsOccurrencesAsEvents(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, token, weeklyClass())
+	id := evID(series)
+	if series["series_id"] != 0.0 || series["recurrence_id"] != nil || series["is_exception"] != false {
+		t.Errorf("series record: series_id %v, recurrence_id %v, is_exception %v", series["series_id"],
+			series["recurrence_id"], series["is_exception"])
+	}
+	if got := fmt.Sprint(series["recurrence"]); got != "[RRULE:FREQ=WEEKLY;COUNT=10;BYDAY=TU,TH]" {
+		t.Errorf("recurrence = %s", got)
+	}
+	if series["recurrence_text"] != "Every week on Tuesday and Thursday at 18:00, 10 times" {
+		t.Errorf("recurrence_text = %v", series["recurrence_text"])
+	}
+	next := series["next_occurrences"].([]any)
+	if len(next) != 5 || next[0].(map[string]any)["start_date"] != "2027-03-02 18:00:00" {
+		t.Fatalf("next_occurrences = %v", next)
+	}
+
+	occurrences := app.seriesList(t, id, "")
+	if len(occurrences) != 10 {
+		t.Fatalf("%d occurrences listed, want 10", len(occurrences))
+	}
+	days := []string{"02", "04", "09", "11", "16", "18", "23", "25", "30"}
+	for i, o := range occurrences {
+		day := "2027-04-01"
+		if i < len(days) {
+			day = "2027-03-" + days[i]
+		}
+		utcHour := "17"
+		if day > "2027-03-28" {
+			utcHour = "16" // summer time: 18:00 in Paris stays 18:00
+		}
+		want := map[string]any{"start_date": day + " 18:00:00", "end_date": day + " 19:30:00",
+			"utc_start_date": day + " " + utcHour + ":00:00", "recurrence_id": day + " 18:00:00",
+			"series_id": float64(id), "is_exception": false, "slug": "evening-class-" + day,
+			"recurrence_text": series["recurrence_text"], "hide_from_listings": false, "title": "Evening class"}
+		for k, v := range want {
+			if o[k] != v {
+				t.Errorf("occurrence %d: %s = %v, want %v", i, k, o[k], v)
+			}
+		}
+		if evID(o) == id || fmt.Sprint(o["recurrence"]) != fmt.Sprint(series["recurrence"]) {
+			t.Errorf("occurrence %d: id %v, recurrence %v", i, o["id"], o["recurrence"])
+		}
+		if cats := o["categories"].([]any); len(cats) != 1 || cats[0].(map[string]any)["name"] != "Classes" {
+			t.Errorf("occurrence %d: categories %v", i, o["categories"])
+		}
+	}
+	for i, n := range next {
+		if int(n.(map[string]any)["id"].(float64)) != evID(occurrences[i]) {
+			t.Errorf("next_occurrences[%d] = %v, want occurrence %v", i, n, occurrences[i]["id"])
+		}
+	}
+
+	// Every occurrence is an event: readable by ID and slug, listed, counted; the series record is not listed.
+	one := app.Get(eventPath(occurrences[3])).ExpectStatus(t, http.StatusOK).JSON(t)
+	if one["series_id"] != float64(id) || one["recurrence_id"] != "2027-03-11 18:00:00" {
+		t.Errorf("GET of an occurrence: %v %v", one["series_id"], one["recurrence_id"])
+	}
+	app.Get("/events/by-slug/evening-class-2027-03-11").ExpectStatus(t, http.StatusOK)
+	res := app.Get("/events?per_page=50&start_date=2027-01-01&end_date=2028-12-31").ExpectStatus(t, http.StatusOK)
+	listed := idsOf(res.JSON(t)["events"])
+	if len(listed) != 10 || res.Header.Get("X-TEC-Total") != "10" {
+		t.Errorf("GET /events lists %v (total %s), want the 10 occurrences", listed, res.Header.Get("X-TEC-Total"))
+	}
+	for _, l := range listed {
+		if l == id {
+			t.Error("the series record is listed")
+		}
+	}
+	cats := app.Get("/categories").ExpectStatus(t, http.StatusOK).JSON(t)
+	if c := cats["categories"].([]any)[0].(map[string]any); c["count"] != 10.0 {
+		t.Errorf("the category counts %v events, want its 10 occurrences", c["count"])
+	}
+	record := app.Get(eventPath(series)).ExpectStatus(t, http.StatusOK).JSON(t)
+	if len(record["next_occurrences"].([]any)) != 5 || record["recurrence_text"] != series["recurrence_text"] {
+		t.Errorf("GET of the series record: %v", record)
+	}
+}
+
+func TestAnOpenEndedSeriesReachesTheHorizon(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t, WithEnv("CALENDAR_RECURRENCE_HORIZON", "10d"))
+	token := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, token, eventBody("Daily standup", 1, "recurrence", []string{"RRULE:FREQ=DAILY"}))
+	body := app.Get(fmt.Sprintf("/events?series=%d&per_page=50", evID(series))).ExpectStatus(t, http.StatusOK).JSON(t)
+	if n := len(body["events"].([]any)); n != 10 {
+		t.Errorf("%d occurrences up to a horizon 10 days ahead, starting tomorrow, want 10", n)
+	}
+	if series["recurrence_text"] != "Every day at 10:00" {
+		t.Errorf("recurrence_text = %v", series["recurrence_text"])
+	}
+}
+
+func TestAnAllDaySeriesTakesDates(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, token, map[string]any{"title": "Market", "start_date": "2027-05-01",
+		"end_date": "2027-05-02", "all_day": true, "timezone": "America/New_York",
+		"recurrence": []string{"RRULE:FREQ=MONTHLY;BYMONTHDAY=1;UNTIL=20270901", "EXDATE;VALUE=DATE:20270701"}})
+	occ := app.seriesList(t, evID(series), "")
+	var got []string
+	for _, o := range occ {
+		got = append(got, o["start_date"].(string)+"/"+o["end_date"].(string))
+	}
+	want := "2027-05-01 00:00:00/2027-05-02 23:59:59 2027-06-01 00:00:00/2027-06-02 23:59:59 " +
+		"2027-08-01 00:00:00/2027-08-02 23:59:59 2027-09-01 00:00:00/2027-09-02 23:59:59"
+	if strings.Join(got, " ") != want {
+		t.Errorf("occurrences\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+}
+
+func TestBadRecurrenceIsRefusedAndNothingIsWritten(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	before := app.countEvents(t)
+	for name, c := range map[string]struct {
+		lines  any
+		allDay bool
+		reason string
+	}{
+		"unparseable":                     {[]string{"RRULE:FREQ"}, false, "not a rule part"},
+		"unknown part":                    {[]string{"RRULE:FREQ=WEEKLY;BYFOO=2"}, false, "BYFOO is not a rule part"},
+		"unknown value":                   {[]string{"RRULE:FREQ=WEEKLY;BYDAY=XX"}, false, "not a day"},
+		"minutely":                        {[]string{"RRULE:FREQ=MINUTELY"}, false, "FREQ=MINUTELY is not supported"},
+		"secondly":                        {[]string{"RRULE:FREQ=SECONDLY;COUNT=2"}, false, "FREQ=SECONDLY is not supported"},
+		"more than 5000 occurrences":      {[]string{"RRULE:FREQ=HOURLY"}, false, "more than 5000 occurrences"},
+		"UNTIL before the start":          {[]string{"RRULE:FREQ=WEEKLY;UNTIL=20200101T000000Z"}, false, "before the series' start"},
+		"date-time EXDATE, all-day":       {[]string{"RRULE:FREQ=WEEKLY;COUNT=3", "EXDATE:20270309T000000"}, true, "VALUE=DATE"},
+		"date RDATE on a timed series":    {[]string{"RRULE:FREQ=WEEKLY;COUNT=3", "RDATE;VALUE=DATE:20270309"}, false, "takes date-times"},
+		"first occurrence excluded":       {[]string{"RRULE:FREQ=WEEKLY;COUNT=3", "EXDATE:20270302T180000"}, false, "excludes the series' first occurrence"},
+		"not a list of lines":             {map[string]any{"rrule": "weekly"}, false, "must be a list of RFC 5545 lines"},
+		"start not produced by the rule":  {[]string{"RRULE:FREQ=WEEKLY;BYDAY=MO"}, false, "is not an occurrence of its RRULE"},
+		"no RRULE":                        {[]string{"RDATE:20270309T180000"}, false, "needs an RRULE"},
+		"COUNT with UNTIL":                {[]string{"RRULE:FREQ=DAILY;COUNT=2;UNTIL=20270401T000000Z"}, false, "COUNT and UNTIL"},
+		"position on a weekly rule (2MO)": {[]string{"RRULE:FREQ=WEEKLY;BYDAY=2TU"}, false, "needs FREQ=MONTHLY or YEARLY"},
+	} {
+		body := weeklyClass("recurrence", c.lines)
+		if c.allDay {
+			body["all_day"] = true
+		}
+		res := app.Do(Request{Method: http.MethodPost, Path: "/events", Token: token, Body: body})
+		e := res.ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
+		reason, _ := e["data"].(map[string]any)["params"].(map[string]any)["recurrence"].(string)
+		if !strings.Contains(reason, c.reason) {
+			t.Errorf("%s: the reason for recurrence is %q, want it to say %q", name, reason, c.reason)
+		}
+	}
+	if after := app.countEvents(t); after != before {
+		t.Errorf("refused series left %d events behind", after-before)
+	}
+}
+
+func TestTheSeriesFilterNamesASeries(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	single := app.createEvent(t, token, eventBody("Single", 3))
+	for _, q := range []string{fmt.Sprintf("series=%d", evID(single)), "series=999999"} {
+		res := app.Get("/events?" + q)
+		e := res.ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
+		if _, ok := e["data"].(map[string]any)["params"].(map[string]any)["series"]; !ok {
+			t.Errorf("%s: the error does not name series: %s", q, res.Body)
+		}
+	}
+}
