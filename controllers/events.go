@@ -51,7 +51,8 @@ type EventReadBySlug struct {
 // EventDeleteParams are the parameters of DELETE beside the path.
 type EventDeleteParams struct {
 	EventPassword
-	Force Opt[bool] `param:"force" default:"false" doc:"Delete permanently instead of moving to the trash."`
+	Force Opt[bool]   `param:"force" default:"false" doc:"Delete permanently instead of moving to the trash."`
+	Scope Opt[string] `param:"scope" enum:"following" doc:"On an occurrence of a series only. Left out, the occurrence alone is cancelled (trashed, and the series' rule gains an EXDATE so it is not produced again). following: the series ends before this occurrence; it and the later occurrences are trashed (deleted with force=true)."`
 }
 
 // EventDeleteByID holds the parameters of DELETE /events/{id}.
@@ -76,6 +77,7 @@ type EventCreate struct {
 type EventUpdateParams struct {
 	EventFields
 	Password Opt[string] `param:"password" doc:"Sets the event's password; \"\" removes it. Only users who can edit the event may change it."`
+	Scope    Opt[string] `param:"scope" enum:"following" doc:"On an occurrence of a series only. Left out, the update changes this occurrence alone (it becomes an exception: later updates of the series leave the fields it changed alone). following: the series is split at this occurrence into a new series whose first occurrence it is, the update applies to that new series, and the original series ends just before it."`
 }
 
 // EventUpdateByID holds the parameters of POST, PUT and PATCH /events/{id}.
@@ -403,6 +405,16 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 		if err := ec.requireCurrent(c, tx, e.ID, user); err != nil {
 			return err
 		}
+		if err := seriesFactsOf(tx, e); err != nil {
+			return err
+		}
+		if handled, err := ec.updateInSeries(tx, e, w, in.Scope); handled {
+			if err != nil {
+				return err
+			}
+			e, err = reload(tx, e.ID)
+			return err
+		}
 		before, err := e.TermLinks()
 		if err != nil {
 			return err
@@ -422,7 +434,11 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 	if err != nil {
 		return err
 	}
-	return writeEvent(c, http.StatusOK, ec.shaper(ec.Site(c), Viewer{User: user}).record(e, false))
+	r := ec.shaper(ec.Site(c), Viewer{User: user}).record(e, false)
+	if err := loadNextOccurrences(ec.Store.WithContext(c.Request.Context()), e, &r, RequestTime(c)); err != nil {
+		return err
+	}
+	return writeEvent(c, http.StatusOK, r)
 }
 
 // DeleteByID handles DELETE /events/{id}.
@@ -464,6 +480,13 @@ func (ec *EventController) delete(c *gin.Context, ref eventRef, in *EventDeleteP
 			return err
 		}
 		if e, err = reload(tx, e.ID); err != nil {
+			return err
+		}
+		if handled, err := ec.deleteInSeries(tx, e, in.Force.V, in.Scope, time.Now()); handled {
+			if err != nil || in.Force.V {
+				return err
+			}
+			e, err = reload(tx, e.ID)
 			return err
 		}
 		before, err := e.TermLinks()

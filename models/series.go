@@ -197,3 +197,81 @@ func (s *Store) LoadSeriesFacts(events []Event) error {
 	}
 	return nil
 }
+
+// LinkIDs returns the records e's link lists name: venues and organizers in their order, categories and tags.
+func (e *Event) LinkIDs() (venues, organizers, categories, tags []uint64, err error) {
+	rows, err := e.appendLinkRows(nil)
+	for _, r := range rows {
+		switch r.key.kind {
+		case "v":
+			venues = append(venues, r.key.id)
+		case "o":
+			organizers = append(organizers, r.key.id)
+		case "c":
+			categories = append(categories, r.key.id)
+		case "t":
+			tags = append(tags, r.key.id)
+		}
+	}
+	return venues, organizers, categories, tags, err
+}
+
+// DetachEventLinks removes e's link rows and lists and what it added to term counts, for an event that becomes a
+// series record (whose links are its series' lists).
+func (s *Store) DetachEventLinks(e *Event) error {
+	before, err := e.TermLinks()
+	if err != nil {
+		return err
+	}
+	for _, table := range []string{"event_venue_categories", "event_venues", "event_organizers", "event_categories", "event_tags"} {
+		if err := s.db.Exec("DELETE FROM "+table+" WHERE event_id = ?", e.ID).Error; err != nil {
+			return err
+		}
+	}
+	e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks = nil, nil, nil, nil
+	if err := s.db.Exec(setLinkListsSQL, nil, nil, nil, nil, e.ID).Error; err != nil {
+		return err
+	}
+	return s.AdjustTermCounts(before, TermLinks{})
+}
+
+// DeleteEvents removes events permanently with what they add to term counts; their links and occurrence rows go
+// with them (ON DELETE CASCADE).
+func (s *Store) DeleteEvents(events []Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	ids := make([]uint64, len(events))
+	var deltas []TermCountDelta
+	for i := range events {
+		ids[i] = events[i].ID
+		before, err := events[i].TermLinks()
+		if err != nil {
+			return err
+		}
+		deltas = append(deltas, countDeltas(before, TermLinks{})...)
+	}
+	if len(deltas) > 0 {
+		if err := s.db.CreateInBatches(deltas, 500).Error; err != nil {
+			return err
+		}
+	}
+	return s.db.Exec("DELETE FROM events WHERE id IN ?", ids).Error
+}
+
+// SeriesOccurrenceEvents returns every occurrence of a series as events with their link lists (no links loaded),
+// by start.
+func (s *Store) SeriesOccurrenceEvents(seriesID uint64) ([]Event, error) {
+	return scanEvents(s.db.Raw(selectEvents+` WHERE events.id IN (SELECT event_id FROM event_occurrences
+		WHERE series_id = ?) ORDER BY `+eventOrder, seriesID), 16)
+}
+
+// DeleteSeriesRow removes a series' row (the series record becomes a single event) with its occurrence rows.
+func (s *Store) DeleteSeriesRow(id uint64) error {
+	return s.db.Exec("DELETE FROM event_series WHERE event_id = ?", id).Error
+}
+
+// MoveOccurrences gives the occurrences of series from whose original start is at or after at to series to.
+func (s *Store) MoveOccurrences(from, to uint64, at time.Time) error {
+	return s.db.Exec("UPDATE event_occurrences SET series_id = ? WHERE series_id = ? AND recurrence_id >= ?", to, from, at).Error
+}
