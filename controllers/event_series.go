@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"calendar/controllers/endpoint"
+	"calendar/controllers/input"
 	"calendar/models"
 	"calendar/models/recurrence"
 )
@@ -50,9 +52,9 @@ func (p *RecurrenceParam) DecodeParam(raw any) error {
 }
 
 // ParamSchema describes the lines.
-func (RecurrenceParam) ParamSchema() Schema {
-	item := Schema{Type: "string"}
-	return Schema{OneOf: []Schema{{Type: "array", Items: &item}, {Type: "string"}}}
+func (RecurrenceParam) ParamSchema() endpoint.Schema {
+	item := endpoint.Schema{Type: "string"}
+	return endpoint.Schema{OneOf: []endpoint.Schema{{Type: "array", Items: &item}, {Type: "string"}}}
 }
 
 // wantsSeries tells whether a write sends recurrence lines (a series to create or keep).
@@ -132,7 +134,7 @@ func occurrenceOf(e *models.Event, ser *models.EventSeries, start time.Time) *mo
 	o.HideFromListings = ser.HideFromListings
 	o.StartUTC, o.EndUTC = occurrenceDates(e, start)
 	loc := eventLocation(e.Timezone)
-	o.TimezoneAbbr = TimezoneAbbr(loc, e.Timezone, o.StartUTC)
+	o.TimezoneAbbr = input.TimezoneAbbr(loc, e.Timezone, o.StartUTC)
 	return &o
 }
 

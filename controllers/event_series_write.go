@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"calendar/controllers/endpoint"
+	"calendar/controllers/input"
 	"calendar/models"
 	"calendar/models/recurrence"
 )
@@ -13,7 +15,7 @@ import (
 const scopeFollowing = "following"
 
 // checkScope refuses a scope that is not "following", or one sent on an event that is not an occurrence.
-func checkScope(scope Opt[string], e *models.Event) error {
+func checkScope(scope endpoint.Opt[string], e *models.Event) error {
 	if !scope.Set {
 		return nil
 	}
@@ -42,7 +44,7 @@ func seriesFactsOf(tx *models.Store, e *models.Event) error {
 
 // sentFields are the API names of the fields a write sends, as an occurrence records what it changed on its own
 // (its dates are one field: "dates").
-func sentFields(in *EventFields, password Opt[string]) []string {
+func sentFields(in *EventFields, password endpoint.Opt[string]) []string {
 	var out []string
 	add := func(name string, sent bool) {
 		if sent {
@@ -169,7 +171,7 @@ func (ec *EventController) expandedUntil(ser *models.EventSeries, e *models.Even
 
 // updateInSeries applies an update to a series record, an occurrence, or an event that becomes a series, in tx.
 // It reports false for a write that concerns no series (the ordinary update does it).
-func (ec *EventController) updateInSeries(tx *models.Store, e *models.Event, w *eventWrite, scope Opt[string]) (bool, error) {
+func (ec *EventController) updateInSeries(tx *models.Store, e *models.Event, w *eventWrite, scope endpoint.Opt[string]) (bool, error) {
 	in := w.in
 	if err := checkScope(scope, e); err != nil {
 		return true, err
@@ -378,7 +380,7 @@ func (ec *EventController) changeOccurrence(tx *models.Store, e, o *models.Event
 	if (datesChanged || !rid.Equal(row.RecurrenceID)) && !row.Overridden("dates") {
 		o.Timezone, o.AllDay = e.Timezone, e.AllDay
 		o.StartUTC, o.EndUTC = occurrenceDates(e, rid)
-		o.TimezoneAbbr = TimezoneAbbr(eventLocation(e.Timezone), e.Timezone, o.StartUTC)
+		o.TimezoneAbbr = input.TimezoneAbbr(eventLocation(e.Timezone), e.Timezone, o.StartUTC)
 		changed = true
 	}
 	if changed {
@@ -443,7 +445,7 @@ func (ec *EventController) splitSeries(tx *models.Store, o *models.Event, w *eve
 	tail.ID, tail.Slug = 0, ""
 	tail.Series, tail.Occurrence, tail.OccurrenceSeries = nil, nil, nil
 	tail.StartUTC, tail.EndUTC = occurrenceDates(head, at)
-	tail.TimezoneAbbr = TimezoneAbbr(loc, head.Timezone, tail.StartUTC)
+	tail.TimezoneAbbr = input.TimezoneAbbr(loc, head.Timezone, tail.StartUTC)
 	tail.VenueLinks, tail.OrganizerLinks, tail.CategoryLinks, tail.TagLinks = nil, nil, nil, nil
 	if err := tx.CreateEventWithSlug(&tail, head.Slug); err != nil {
 		return err
@@ -474,7 +476,7 @@ func uitoa(id uint64) string { return strconv.FormatUint(id, 10) }
 
 // deleteInSeries deletes a series record (with all its occurrences) or an occurrence (cancelling it in the
 // series' rule), in tx; e has its series facts. It reports false for an event outside any series.
-func (ec *EventController) deleteInSeries(tx *models.Store, e *models.Event, force bool, scope Opt[string], now time.Time) (bool, error) {
+func (ec *EventController) deleteInSeries(tx *models.Store, e *models.Event, force bool, scope endpoint.Opt[string], now time.Time) (bool, error) {
 	if err := checkScope(scope, e); err != nil {
 		return true, err
 	}
@@ -532,7 +534,7 @@ func (ec *EventController) deleteInSeries(tx *models.Store, e *models.Event, for
 			return true, err
 		}
 		head.StartUTC, head.EndUTC = occurrenceDates(head, next[0])
-		head.TimezoneAbbr = TimezoneAbbr(loc, head.Timezone, head.StartUTC)
+		head.TimezoneAbbr = input.TimezoneAbbr(loc, head.Timezone, head.StartUTC)
 		if err := tx.SaveEvent(head); err != nil {
 			return true, err
 		}

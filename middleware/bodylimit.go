@@ -10,7 +10,7 @@ import (
 	"calendar/models"
 )
 
-// MaxBodyBytes is the request body limit of API.md §2.
+// MaxBodyBytes is the request body limit: larger bodies get 413.
 const MaxBodyBytes = 1 << 20
 
 // BodyLimit reads the whole body (at most MaxBodyBytes) before any handler runs, answering 413 beyond the limit.
