@@ -90,22 +90,10 @@ func (ec *EventController) parseSeries(e *models.Event, lines []string, now time
 func (ec *EventController) createSeries(tx *models.Store, e *models.Event, set *recurrence.Set, w *eventWrite) error {
 	hidden := e.HideFromListings
 	e.HideFromListings = true
-	l := w.links
 	if err := tx.CreateEventWithSlug(e, w.slug); err != nil {
 		return err
 	}
-	ser := &models.EventSeries{EventID: e.ID, Recurrence: strings.Join(set.Lines(), "\n"), RecurrenceText: set.Text(),
-		HideFromListings: hidden}
-	ser.VenueLinks, ser.OrganizerLinks, ser.CategoryLinks, ser.TagLinks = models.LinkLists(l.venues, l.organizers,
-		l.categories, l.tags)
-	horizon := ec.horizon(w.now, eventLocation(e.Timezone))
-	if !set.Finite() {
-		ser.ExpandedUntil = &horizon
-	}
-	if err := tx.SaveSeries(ser); err != nil {
-		return err
-	}
-	return ec.addOccurrences(tx, e, ser, set.Until(horizon, recurrence.MaxOccurrences), l)
+	return ec.startSeries(tx, e, set, w.links, hidden, w.now)
 }
 
 // addOccurrences creates an occurrence of the series record e for each start, with its links.

@@ -289,11 +289,13 @@ func (ec *EventController) updateSeries(tx *models.Store, e *models.Event, w *ev
 		ser.HideFromListings = w.in.HideFromListings.V
 	}
 	e.HideFromListings = true
-	lines := ser.Lines()
+	var set *recurrence.Set
+	var err error
 	if w.in.Recurrence.Set {
-		lines = w.in.Recurrence.V.Lines
+		set, err = ec.parseSeries(e, w.in.Recurrence.V.Lines, w.now)
+	} else {
+		set, err = storedSet(e, &ser)
 	}
-	set, err := ec.parseSeries(e, lines, w.now)
 	if err != nil {
 		return err
 	}
@@ -422,7 +424,7 @@ func (ec *EventController) splitSeries(tx *models.Store, o *models.Event, w *eve
 	if err := seriesFactsOf(tx, head); err != nil {
 		return err
 	}
-	set, err := recurrence.Parse(ec.seriesInput(head, head.Series.Lines(), w.now))
+	set, err := storedSet(head, head.Series)
 	if err != nil {
 		return err
 	}
@@ -493,7 +495,7 @@ func (ec *EventController) deleteInSeries(tx *models.Store, e *models.Event, for
 	if err := seriesFactsOf(tx, head); err != nil {
 		return true, err
 	}
-	set, err := recurrence.Parse(ec.seriesInput(head, head.Series.Lines(), now))
+	set, err := storedSet(head, head.Series)
 	if err != nil {
 		return true, err
 	}

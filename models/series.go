@@ -275,3 +275,29 @@ func (s *Store) DeleteSeriesRow(id uint64) error {
 func (s *Store) MoveOccurrences(from, to uint64, at time.Time) error {
 	return s.db.Exec("UPDATE event_occurrences SET series_id = ? WHERE series_id = ? AND recurrence_id >= ?", to, from, at).Error
 }
+
+// SeriesToExtend returns the IDs of up to limit series whose occurrences end before until (the horizon job's
+// candidates), oldest expansion first.
+func (s *Store) SeriesToExtend(until time.Time, limit int) ([]uint64, error) {
+	var ids []uint64
+	err := s.db.Model(&EventSeries{}).Where("expanded_until IS NOT NULL AND expanded_until < ?", until).
+		Order("expanded_until").Limit(limit).Pluck("event_id", &ids).Error
+	return ids, err
+}
+
+// ClaimSeries returns the series row of id, locked for this transaction, if its occurrences still end before
+// until; nil otherwise. On PostgreSQL a row another instance holds is skipped (SKIP LOCKED): that instance is
+// extending it, and the next run sees the result. So each extension is done once, however many instances run the
+// job; SQLite runs one write transaction at a time.
+func (s *Store) ClaimSeries(id uint64, until time.Time) (*EventSeries, error) {
+	db := s.db
+	if s.dialect == Postgres {
+		db = db.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
+	}
+	var rows []EventSeries
+	err := db.Where("event_id = ? AND expanded_until IS NOT NULL AND expanded_until < ?", id, until).Limit(1).Find(&rows).Error
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return &rows[0], nil
+}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"calendar/models"
 )
@@ -202,5 +203,72 @@ func TestTheSeriesFilterNamesASeries(t *testing.T) {
 		if _, ok := e["data"].(map[string]any)["params"].(map[string]any)["series"]; !ok {
 			t.Errorf("%s: the error does not name series: %s", q, res.Body)
 		}
+	}
+}
+
+func TestTheHorizonJobExtendsOpenEndedSeriesOnceAcrossInstances(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t, WithEnv("CALENDAR_RECURRENCE_HORIZON", "10d"))
+	twin := app.Twin()
+	token := app.Token(models.RoleAdministrator)
+	daily := app.createEvent(t, token, eventBody("Daily standup", 1, "recurrence", []string{"RRULE:FREQ=DAILY"},
+		"categories", []string{"Meetings"}))
+	weekly := app.createEvent(t, token, eventBody("Weekly review", 1, "recurrence", []string{"RRULE:FREQ=WEEKLY;COUNT=3"}))
+	list := func(id int) []map[string]any {
+		body := app.Get(fmt.Sprintf("/events?series=%d&per_page=50&end_date=%s", id, time.Now().AddDate(0, 0, 60).Format("2006-01-02"))).
+			ExpectStatus(t, http.StatusOK).JSON(t)
+		var out []map[string]any
+		for _, e := range body["events"].([]any) {
+			out = append(out, e.(map[string]any))
+		}
+		return out
+	}
+	before := list(evID(daily))
+	if len(before) != 10 {
+		t.Fatalf("%d occurrences before the clock moves, want 10", len(before))
+	}
+	// Five days later, both instances run the job at once.
+	later := time.Now().AddDate(0, 0, 5)
+	counts := make(chan int, 2)
+	errs := make(chan error, 2)
+	for _, a := range []*App{app, twin} {
+		go func() {
+			n, err := a.API.ExtendSeries(t.Context(), later)
+			counts <- n
+			errs <- err
+		}()
+	}
+	total := 0
+	for range 2 {
+		total += <-counts
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if total != 1 {
+		t.Errorf("the instances extended %d series between them, want the open-ended one once", total)
+	}
+	after := list(evID(daily))
+	if len(after) != 15 {
+		t.Fatalf("%d occurrences after the clock moved five days, want 15", len(after))
+	}
+	seen := map[any]bool{}
+	for i, o := range after {
+		if seen[o["recurrence_id"]] {
+			t.Errorf("occurrence %v appears twice", o["recurrence_id"])
+		}
+		seen[o["recurrence_id"]] = true
+		if i < len(before) && evID(o) != evID(before[i]) {
+			t.Errorf("occurrence %d changed its ID", i)
+		}
+		if cats := o["categories"].([]any); len(cats) != 1 {
+			t.Errorf("occurrence %d has categories %v", i, cats)
+		}
+	}
+	if n, err := app.API.ExtendSeries(t.Context(), later); err != nil || n != 0 {
+		t.Errorf("a second run at the same time extended %d series (%v), want none", n, err)
+	}
+	if n := len(list(evID(weekly))); n != 3 {
+		t.Errorf("the series with a COUNT has %d occurrences, want 3", n)
 	}
 }
