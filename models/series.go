@@ -301,3 +301,11 @@ func (s *Store) ClaimSeries(id uint64, until time.Time) (*EventSeries, error) {
 	}
 	return &rows[0], nil
 }
+
+// EventsByIDs returns the events with ids (without their links), in no particular order.
+func (s *Store) EventsByIDs(ids []uint64) ([]Event, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return scanEvents(s.db.Raw(selectEvents+" WHERE events.id IN ?", ids), len(ids))
+}
