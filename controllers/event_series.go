@@ -230,3 +230,13 @@ func addSeriesFilter(q *eventQuery, store *models.Store, in *EventFilters, user 
 	q.args = q.args.Add("series", strconv.FormatInt(id, 10))
 	return nil
 }
+
+// addCollapseSeries adds collapse_series=true: each series once, as its first occurrence that passes every other
+// filter. It must come after every other filter.
+func addCollapseSeries(q *eventQuery, in *EventFilters) {
+	if !in.CollapseSeries.Set || !in.CollapseSeries.V {
+		return
+	}
+	q.add(models.CollapseSeries(append([]models.Scope(nil), q.scopes...)))
+	q.args = q.args.Add("collapse_series", "1")
+}

@@ -309,3 +309,16 @@ func (s *Store) EventsByIDs(ids []uint64) ([]Event, error) {
 	}
 	return scanEvents(s.db.Raw(selectEvents+" WHERE events.id IN ?", ids), len(ids))
 }
+
+// CollapseSeries keeps, of each series, only its first occurrence (by start, then ID) among the events that pass
+// scopes (the list's other filters); single events are kept. It is one subquery with a window function over the
+// filtered events, so the page and its total stay one query each.
+func CollapseSeries(scopes []Scope) Scope {
+	return func(db *gorm.DB) *gorm.DB {
+		ranked := db.Session(&gorm.Session{NewDB: true}).Model(&Event{}).
+			Select("events.id, ROW_NUMBER() OVER (PARTITION BY COALESCE(o.series_id, 0), CASE WHEN o.series_id IS NULL THEN events.id ELSE 0 END ORDER BY " + eventOrder + ") AS rn").
+			Joins("LEFT JOIN event_occurrences o ON o.event_id = events.id").Scopes(scopes...)
+		first := db.Session(&gorm.Session{NewDB: true}).Table("(?) AS ranked", ranked).Select("ranked.id").Where("ranked.rn = 1")
+		return db.Where("events.id IN (?)", first)
+	}
+}

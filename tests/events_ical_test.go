@@ -414,6 +414,7 @@ func TestICalFeedAppliesEveryListFilter(t *testing.T) {
 		fmt.Sprintf("post_parent=%d", parent), "geoloc=true", "geoloc=false",
 		"geoloc_lat=52.5&geoloc_lng=13.4&geoloc_radius=50&geoloc_unit=km", "geoloc=1&geoloc_lat=40.7&geoloc_lng=-74",
 		"geoloc_lat=40.7&geoloc_lng=-74&geoloc_radius=2&geoloc_unit=miles&featured=false",
+		"collapse_series=true&featured=true",
 	}
 	editorOnly := []string{"status=any", "status=draft,private", "status=trash", "status=draft&venue=" + fmt.Sprint(berlin)}
 	check := func(query, token, who string) {

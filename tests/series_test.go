@@ -272,3 +272,31 @@ func TestTheHorizonJobExtendsOpenEndedSeriesOnceAcrossInstances(t *testing.T) {
 		t.Errorf("the series with a COUNT has %d occurrences, want 3", n)
 	}
 }
+
+func TestCollapseSeriesListsEachSeriesOnceAsItsFirstMatchingOccurrence(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, token, weeklyClass())
+	occ := app.seriesList(t, evID(series), "")
+	other := app.createEvent(t, token, weeklyClass("title", "Morning yoga", "start_date", "2027-03-03 08:00",
+		"end_date", "2027-03-03 09:00", "recurrence", []string{"RRULE:FREQ=WEEKLY;COUNT=3"}, "categories", []string{}))
+	yoga := app.seriesList(t, evID(other), "")
+	single := app.createEvent(t, token, map[string]any{"title": "Gala", "start_date": "2027-03-05 20:00",
+		"end_date": "2027-03-05 23:00", "timezone": "Europe/Paris", "categories": []string{"Classes"}})
+	res := app.Get("/events?collapse_series=true&start_date=2027-03-08&end_date=2028-12-31").ExpectStatus(t, http.StatusOK)
+	// From 8 March: the class's first is 9 March (occ[2]), the yoga's 10 March (yoga[1]); the gala is before.
+	want := []int{evID(occ[2]), evID(yoga[1])}
+	if got := idsOf(res.JSON(t)["events"]); !sameInts(got, want) || res.Header.Get("X-TEC-Total") != "2" {
+		t.Errorf("collapsed list %v (total %s), want %v", got, res.Header.Get("X-TEC-Total"), want)
+	}
+	res = app.Get("/events?collapse_series=true&categories=classes&start_date=2027-01-01&end_date=2028-12-31").
+		ExpectStatus(t, http.StatusOK)
+	want = []int{evID(occ[0]), evID(single)}
+	if got := idsOf(res.JSON(t)["events"]); !sameInts(got, want) || res.Header.Get("X-TEC-Total") != "2" {
+		t.Errorf("collapsed list in Classes %v (total %s), want %v", got, res.Header.Get("X-TEC-Total"), want)
+	}
+	if got := app.listIDs(t, "collapse_series=false&per_page=50&start_date=2027-01-01&end_date=2028-12-31", ""); len(got) != 14 {
+		t.Errorf("collapse_series=false lists %d events, want 14", len(got))
+	}
+}
