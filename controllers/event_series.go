@@ -240,3 +240,83 @@ func addCollapseSeries(q *eventQuery, in *EventFilters) {
 	q.add(models.CollapseSeries(append([]models.Scope(nil), q.scopes...)))
 	q.args = q.args.Add("collapse_series", "1")
 }
+
+// scheduleJSONLD is a series' rule as a schema.org Schedule.
+type scheduleJSONLD struct {
+	Type             string   `json:"@type"`
+	RepeatFrequency  string   `json:"repeatFrequency"`
+	ByDay            []string `json:"byDay,omitempty"`
+	ByMonthDay       []int    `json:"byMonthDay,omitempty"`
+	ByMonth          []int    `json:"byMonth,omitempty"`
+	RepeatCount      int      `json:"repeatCount,omitempty"`
+	StartDate        string   `json:"startDate"`
+	EndDate          string   `json:"endDate,omitempty"`
+	StartTime        string   `json:"startTime,omitempty"`
+	EndTime          string   `json:"endTime,omitempty"`
+	Duration         string   `json:"duration"`
+	ExceptDate       []string `json:"exceptDate,omitempty"`
+	ScheduleTimezone string   `json:"scheduleTimezone"`
+}
+
+// scheduleLD is the eventSchedule of series record e (nil for any other event). Only the first rule is
+// described; the occurrences themselves are the series' events.
+func scheduleLD(e *models.Event) *scheduleJSONLD {
+	if e.Series == nil {
+		return nil
+	}
+	set, err := storedSet(e, e.Series)
+	if err != nil {
+		return nil
+	}
+	sch := set.Schedule()
+	loc := eventLocation(e.Timezone)
+	start, end := e.StartUTC.In(loc), e.EndUTC.In(loc)
+	unit := map[string]string{"YEARLY": "Y", "MONTHLY": "M", "WEEKLY": "W", "DAILY": "D", "HOURLY": "H"}[sch.Frequency]
+	freq := "P" + strconv.Itoa(sch.Interval) + unit
+	if unit == "H" {
+		freq = "PT" + strconv.Itoa(sch.Interval) + "H"
+	}
+	ld := &scheduleJSONLD{Type: "Schedule", RepeatFrequency: freq, ByMonthDay: sch.MonthDays, ByMonth: sch.Months,
+		RepeatCount: sch.Count, StartDate: start.Format("2006-01-02"), ScheduleTimezone: e.Timezone,
+		Duration: isoDuration(e.EndUTC.Sub(e.StartUTC))}
+	for _, d := range sch.Days {
+		ld.ByDay = append(ld.ByDay, "https://schema.org/"+d.String())
+	}
+	if !e.AllDay {
+		ld.StartTime, ld.EndTime = start.Format("15:04:05"), end.Format("15:04:05")
+	}
+	if !sch.Until.IsZero() {
+		ld.EndDate = sch.Until.In(loc).Format("2006-01-02")
+	}
+	for _, x := range sch.Except {
+		ld.ExceptDate = append(ld.ExceptDate, x.In(loc).Format("2006-01-02"))
+	}
+	return ld
+}
+
+// isoDuration writes a duration in ISO 8601 (PT1H30M, P1DT2H, PT0S).
+func isoDuration(d time.Duration) string {
+	if d <= 0 {
+		return "PT0S"
+	}
+	secs := int64(d / time.Second)
+	days, secs := secs/86400, secs%86400
+	out := "P"
+	if days > 0 {
+		out += strconv.FormatInt(days, 10) + "D"
+	}
+	if secs == 0 {
+		return out
+	}
+	out += "T"
+	for _, u := range []struct {
+		n      int64
+		suffix string
+	}{{3600, "H"}, {60, "M"}, {1, "S"}} {
+		if secs >= u.n {
+			out += strconv.FormatInt(secs/u.n, 10) + u.suffix
+			secs %= u.n
+		}
+	}
+	return out
+}

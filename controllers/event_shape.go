@@ -408,6 +408,8 @@ type eventJSONLD struct {
 	Organizer           any          `json:"organizer,omitempty"`
 	Offers              *offerJSONLD `json:"offers,omitempty"`
 	Performer           string       `json:"performer"`
+	// EventSchedule is set on a series record: its rule as a schema.org Schedule.
+	EventSchedule *scheduleJSONLD `json:"eventSchedule,omitempty"`
 }
 
 // offerJSONLD is the schema.org Offer of an event with a numeric cost.
@@ -447,6 +449,7 @@ func (s eventShaper) jsonLD(e *models.Event, r *EventRecord) eventJSONLD {
 	if e.Image != nil {
 		ld.Image = e.Image.URL
 	}
+	ld.EventSchedule = scheduleLD(e)
 	if len(r.CostDetails.Values) > 0 {
 		currency := r.CostDetails.CurrencyCode
 		if currency == "" {

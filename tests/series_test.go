@@ -300,3 +300,32 @@ func TestCollapseSeriesListsEachSeriesOnceAsItsFirstMatchingOccurrence(t *testin
 		t.Errorf("collapse_series=false lists %d events, want 14", len(got))
 	}
 }
+
+func TestASeriesRecordCarriesItsScheduleInJSONLD(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, token, weeklyClass("recurrence", []string{"RRULE:FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10",
+		"EXDATE:20270311T180000"}))
+	ld := app.Get(eventPath(series)).ExpectStatus(t, http.StatusOK).JSON(t)["json_ld"].(map[string]any)
+	sch, ok := ld["eventSchedule"].(map[string]any)
+	if !ok || ld["@type"] != "Event" {
+		t.Fatalf("json_ld = %v", ld)
+	}
+	want := map[string]any{"@type": "Schedule", "repeatFrequency": "P1W", "repeatCount": 10.0, "startDate": "2027-03-02",
+		"startTime": "18:00:00", "endTime": "19:30:00", "duration": "PT1H30M", "scheduleTimezone": "Europe/Paris"}
+	for k, v := range want {
+		if sch[k] != v {
+			t.Errorf("eventSchedule.%s = %v, want %v", k, sch[k], v)
+		}
+	}
+	if fmt.Sprint(sch["byDay"]) != "[https://schema.org/Tuesday https://schema.org/Thursday]" ||
+		fmt.Sprint(sch["exceptDate"]) != "[2027-03-11]" {
+		t.Errorf("eventSchedule byDay %v, exceptDate %v", sch["byDay"], sch["exceptDate"])
+	}
+	occ := app.seriesList(t, evID(series), "")[0]
+	occLD := app.Get(eventPath(occ)).ExpectStatus(t, http.StatusOK).JSON(t)["json_ld"].(map[string]any)
+	if _, has := occLD["eventSchedule"]; has || occLD["@type"] != "Event" || occLD["startDate"] != "2027-03-02T18:00:00+01:00" {
+		t.Errorf("an occurrence's json_ld: %v", occLD)
+	}
+}
