@@ -120,6 +120,8 @@ func occurrenceOf(e *models.Event, ser *models.EventSeries, start time.Time) *mo
 	o.Series, o.Occurrence, o.OccurrenceSeries = nil, nil, nil
 	o.VenueLinks, o.OrganizerLinks, o.CategoryLinks, o.TagLinks = nil, nil, nil, nil
 	o.HideFromListings = ser.HideFromListings
+	seriesID := e.ID
+	o.SeriesID = &seriesID
 	o.StartUTC, o.EndUTC = occurrenceDates(e, start)
 	loc := eventLocation(e.Timezone)
 	o.TimezoneAbbr = input.TimezoneAbbr(loc, e.Timezone, o.StartUTC)
@@ -172,6 +174,7 @@ func seriesShape(e *models.Event, r *EventRecord) {
 	loc := eventLocation(e.Timezone)
 	switch {
 	case e.Series != nil:
+		r.SeriesID = 0
 		r.Recurrence = e.Series.Lines()
 		r.RecurrenceText = e.Series.RecurrenceText
 		hidden := e.Series.HideFromListings

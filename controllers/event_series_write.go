@@ -149,6 +149,9 @@ func (ec *EventController) startSeries(tx *models.Store, e *models.Event, set *r
 	if err := tx.SaveSeries(ser); err != nil {
 		return err
 	}
+	if err := tx.MarkSeriesRecord(e, true); err != nil {
+		return err
+	}
 	return ec.addOccurrences(tx, e, ser, set.Until(ec.expandedUntil(ser, e), recurrence.MaxOccurrences), l)
 }
 
@@ -269,7 +272,7 @@ func (ec *EventController) endSeries(tx *models.Store, e *models.Event, w *event
 	if err := tx.DeleteSeriesRow(e.ID); err != nil {
 		return err
 	}
-	e.Series = nil
+	e.Series, e.SeriesID = nil, nil
 	if err := tx.SaveEvent(e); err != nil {
 		return err
 	}
@@ -444,7 +447,7 @@ func (ec *EventController) splitSeries(tx *models.Store, o *models.Event, w *eve
 	}
 	// The new series record: a copy of the series record, starting at o's original start.
 	tail := *head
-	tail.ID, tail.Slug = 0, ""
+	tail.ID, tail.Slug, tail.SeriesID = 0, "", nil
 	tail.Series, tail.Occurrence, tail.OccurrenceSeries = nil, nil, nil
 	tail.StartUTC, tail.EndUTC = occurrenceDates(head, at)
 	tail.TimezoneAbbr = input.TimezoneAbbr(loc, head.Timezone, tail.StartUTC)
@@ -457,6 +460,9 @@ func (ec *EventController) splitSeries(tx *models.Store, o *models.Event, w *eve
 		CategoryLinks: head.Series.CategoryLinks, TagLinks: head.Series.TagLinks}
 	ec.setSeriesRule(&tailSeries, &tail, rest, w.now)
 	if err := tx.SaveSeries(&tailSeries); err != nil {
+		return err
+	}
+	if err := tx.MarkSeriesRecord(&tail, true); err != nil {
 		return err
 	}
 	if err := tx.MoveOccurrences(seriesID, tail.ID, at); err != nil {

@@ -159,23 +159,28 @@ func (s *Store) SeriesFactsOf(ids []uint64) (SeriesFacts, error) {
 // EventsInSeries keeps the occurrences of the series whose record is event id.
 func EventsInSeries(id uint64) Scope {
 	return func(db *gorm.DB) *gorm.DB {
-		return db.Where("events.id IN (SELECT event_id FROM event_occurrences WHERE series_id = ?)", id)
+		return db.Where("events.series_id = ? AND events.id <> ?", id, id)
 	}
 }
 
 // OccurrenceEvents returns the occurrences of a series as events (without their links), by start, at most limit
 // of them starting at or after from.
 func (s *Store) OccurrenceEvents(seriesID uint64, from time.Time, limit int) ([]Event, error) {
-	return scanEvents(s.db.Raw(selectEvents+` WHERE events.id IN (SELECT event_id FROM event_occurrences
-		WHERE series_id = ?) AND events.start_utc >= ? ORDER BY `+eventOrder+` LIMIT ?`, seriesID, from, limit), limit)
+	return scanEvents(s.db.Raw(selectEvents+` WHERE events.series_id = ? AND events.id <> ? AND events.start_utc >= ?
+		ORDER BY `+eventOrder+` LIMIT ?`, seriesID, seriesID, from, limit), limit)
 }
 
 // LoadSeriesFacts sets the series facts of events (Series, Occurrence, OccurrenceSeries), in two statements, and
 // gives series records their links' lists: call it before LoadEventLinks.
 func (s *Store) LoadSeriesFacts(events []Event) error {
-	ids := make([]uint64, len(events))
+	var ids []uint64
 	for i := range events {
-		ids[i] = events[i].ID
+		if events[i].SeriesID != nil {
+			ids = append(ids, events[i].ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil // no series record and no occurrence: nothing to read
 	}
 	facts, err := s.SeriesFactsOf(ids)
 	if err != nil {
@@ -262,8 +267,8 @@ func (s *Store) DeleteEvents(events []Event) error {
 // SeriesOccurrenceEvents returns every occurrence of a series as events with their link lists (no links loaded),
 // by start.
 func (s *Store) SeriesOccurrenceEvents(seriesID uint64) ([]Event, error) {
-	return scanEvents(s.db.Raw(selectEvents+` WHERE events.id IN (SELECT event_id FROM event_occurrences
-		WHERE series_id = ?) ORDER BY `+eventOrder, seriesID), 16)
+	return scanEvents(s.db.Raw(selectEvents+` WHERE events.series_id = ? AND events.id <> ? ORDER BY `+eventOrder,
+		seriesID, seriesID), 16)
 }
 
 // DeleteSeriesRow removes a series' row (the series record becomes a single event) with its occurrence rows.
@@ -273,7 +278,21 @@ func (s *Store) DeleteSeriesRow(id uint64) error {
 
 // MoveOccurrences gives the occurrences of series from whose original start is at or after at to series to.
 func (s *Store) MoveOccurrences(from, to uint64, at time.Time) error {
+	if err := s.db.Exec(`UPDATE events SET series_id = ? WHERE id IN (SELECT event_id FROM event_occurrences
+		WHERE series_id = ? AND recurrence_id >= ?)`, to, from, at).Error; err != nil {
+		return err
+	}
 	return s.db.Exec("UPDATE event_occurrences SET series_id = ? WHERE series_id = ? AND recurrence_id >= ?", to, from, at).Error
+}
+
+// MarkSeriesRecord records on event id's row that it is a series record (series_id its own ID), or a single
+// event again (nil).
+func (s *Store) MarkSeriesRecord(e *Event, series bool) error {
+	e.SeriesID = nil
+	if series {
+		e.SeriesID = &e.ID
+	}
+	return s.db.Exec("UPDATE events SET series_id = ? WHERE id = ?", e.SeriesID, e.ID).Error
 }
 
 // SeriesToExtend returns the IDs of up to limit series whose occurrences end before until (the horizon job's
@@ -316,8 +335,8 @@ func (s *Store) EventsByIDs(ids []uint64) ([]Event, error) {
 func CollapseSeries(scopes []Scope) Scope {
 	return func(db *gorm.DB) *gorm.DB {
 		ranked := db.Session(&gorm.Session{NewDB: true}).Model(&Event{}).
-			Select("events.id, ROW_NUMBER() OVER (PARTITION BY COALESCE(o.series_id, 0), CASE WHEN o.series_id IS NULL THEN events.id ELSE 0 END ORDER BY " + eventOrder + ") AS rn").
-			Joins("LEFT JOIN event_occurrences o ON o.event_id = events.id").Scopes(scopes...)
+			Select("events.id, ROW_NUMBER() OVER (PARTITION BY COALESCE(events.series_id, events.id) ORDER BY " +
+				eventOrder + ") AS rn").Scopes(scopes...)
 		first := db.Session(&gorm.Session{NewDB: true}).Table("(?) AS ranked", ranked).Select("ranked.id").Where("ranked.rn = 1")
 		return db.Where("events.id IN (?)", first)
 	}

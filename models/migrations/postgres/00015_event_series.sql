@@ -5,7 +5,9 @@
 -- series record is never listed because its row is hidden from listings (the client's own hide_from_listings of the
 -- series is event_series.hide_from_listings), and it has no link rows and no link lists of its own: its links are
 -- the lists of event_series (in the form of the events' lists), so it counts for no term, venue or organizer; its
--- occurrences do.
+-- occurrences do. events.series_id names the series of an occurrence, and a series record's own ID on the series
+-- record: a read learns from the row itself whether it needs the series' facts (none for a list of single events),
+-- and series=ID and collapse_series read an index of events.
 
 -- event_series.recurrence holds the normalised RRULE, RDATE and EXDATE lines, one per line; expanded_until is the
 -- horizon the series was last expanded to, NULL once its rules have ended (COUNT or UNTIL reached), so that the
@@ -34,6 +36,11 @@ CREATE TABLE event_occurrences (
 );
 CREATE UNIQUE INDEX idx_event_occurrences_series ON event_occurrences (series_id, recurrence_id);
 
+ALTER TABLE events ADD COLUMN series_id BIGINT REFERENCES events (id) ON DELETE CASCADE;
+CREATE INDEX idx_events_series ON events (series_id, start_utc, id) WHERE series_id IS NOT NULL;
+
 -- +goose Down
+DROP INDEX idx_events_series;
+ALTER TABLE events DROP COLUMN series_id;
 DROP TABLE event_occurrences;
 DROP TABLE event_series;
