@@ -180,7 +180,7 @@ func (ec *EventController) updateInSeries(tx *models.Store, e *models.Event, w *
 		return true, err
 	}
 	switch {
-	case e.Series != nil && in.Recurrence.Set && !in.wantsSeries():
+	case e.Series != nil && (in.Recurrence.Set || in.Recurrence.Null) && !in.wantsSeries():
 		return true, ec.endSeries(tx, e, w)
 	case e.Series != nil:
 		return true, ec.updateSeries(tx, e, w)

@@ -240,7 +240,7 @@ func TestASeriesCanBeEndedAndAnEventMadeASeries(t *testing.T) {
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
 	occ := app.seriesList(t, evID(series), "")
-	single := app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"recurrence": []string{}})
+	single := app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"recurrence": nil})
 	if fmt.Sprint(single["recurrence"]) != "[]" || single["recurrence_text"] != "" ||
 		len(single["categories"].([]any)) != 1 {
 		t.Errorf("ended series: %v %v %v", single["recurrence"], single["recurrence_text"], single["categories"])
