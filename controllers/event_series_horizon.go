@@ -65,7 +65,8 @@ func (a *App) ExtendSeries(ctx context.Context, now time.Time) (int, error) {
 func (ec *EventController) extendSeries(ctx context.Context, id uint64, now time.Time) (bool, error) {
 	extended := false
 	err := ec.Store.Tx(ctx, func(tx *models.Store) error {
-		e, err := tx.EventByID(id)
+		// The series record's lock is what every write of the series holds: the job waits for one under way.
+		e, err := tx.LockEvent(id)
 		if err != nil {
 			return err
 		}

@@ -103,10 +103,16 @@ func (s *Store) OccurrenceOf(id uint64) (*EventOccurrence, error) {
 	return &rows[0], nil
 }
 
-// OccurrencesOf returns the occurrence rows of a series, by original start.
+// OccurrencesOf returns the occurrence rows of a series, by original start. On PostgreSQL they stay locked until
+// the transaction ends: a write of the series reads them before the occurrences' events, and an edit of one
+// occurrence writes its row, so the two apply one after the other instead of one overwriting the other.
 func (s *Store) OccurrencesOf(seriesID uint64) ([]EventOccurrence, error) {
+	db := s.db
+	if s.dialect == Postgres {
+		db = db.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
 	var rows []EventOccurrence
-	err := s.db.Where("series_id = ?", seriesID).Order("recurrence_id").Find(&rows).Error
+	err := db.Where("series_id = ?", seriesID).Order("recurrence_id").Find(&rows).Error
 	return rows, err
 }
 
