@@ -371,7 +371,7 @@ func (m *writeMatrix) creates(k ownedKind) {
 				case a.token == "":
 					expectRefusal(t, what, res, http.StatusUnauthorized, "rest_forbidden")
 				case !allowed && !mayAssign && k.plural == "events":
-					// Events report another author as a bad parameter (README, Events: Writes).
+					// Events report another author as a bad parameter (docs/api.md, Events: Writes).
 					expectRefusal(t, what, res, http.StatusBadRequest, "rest_invalid_param")
 				case !allowed && !mayAssign:
 					expectRefusal(t, what, res, http.StatusForbidden, "rest_cannot_edit_others")
