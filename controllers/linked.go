@@ -538,31 +538,17 @@ func (k *linkedKind[T, P, In]) remove(a *App, c *gin.Context, ref linkedRef, for
 	user := models.UserFrom(c.Request.Context())
 	site := a.Site(c)
 	var body any
-	err := a.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
-		rec, err := k.find(tx, ref, true)
-		if err != nil {
-			return err
-		}
-		f := P(rec).Linked()
-		if !user.CanDelete(f.Owned()) {
-			return models.Forbidden()
-		}
-		if !force && *f.Status == models.StatusTrash {
-			return models.Errorf(models.KindGone, k.name+"-is-in-trash", "The %s is already trashed", k.name)
-		}
-		if err := k.requireCurrent(a, c, rec, user); err != nil {
-			return err
-		}
-		if force {
+	_, err := models.RemoveLinked[T, P](c.Request.Context(), a.Store, models.LinkedRemoval[T]{
+		Caller: user, ID: ref.id, Slug: ref.slug, Force: force,
+		Check: func(_ *models.Store, rec *T) error { return k.requireCurrent(a, c, rec, user) },
+		Done: func(_ *models.Store, rec *T) error {
 			body = k.shape(a, site, rec, Viewer{User: user}, false)
-			return models.DeleteLinked[T, P](tx, rec)
-		}
-		if err := models.TrashLinked[T, P](tx, rec); err != nil {
-			return err
-		}
-		body = k.shape(a, site, rec, Viewer{User: user}, false)
-		return nil
+			return nil
+		},
 	})
+	if errors.Is(err, models.ErrNotFound) {
+		return k.notFound(ref)
+	}
 	if err != nil {
 		return err
 	}
