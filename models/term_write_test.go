@@ -40,15 +40,7 @@ func testStore(t *testing.T) *Store {
 	q := u.Query()
 	q.Set("search_path", schema+",public")
 	u.RawQuery = q.Encode()
-	s, err := Open(Postgres, u.String(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if _, err := s.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return openMigrated(t, Postgres, u.String())
 }
 
 // ptr returns a pointer to v, for the optional fields of inputs.
