@@ -508,28 +508,24 @@ func sameValues(a, b map[string]any, sent map[string]bool) bool {
 // unchanged; callers need edit rights on that record.
 func (k *linkedKind[T, P, In]) update(a *App, c *gin.Context, ref linkedRef, in *In) error {
 	user := models.UserFrom(c.Request.Context())
-	var rec *T
-	err := a.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
-		var err error
-		if rec, err = k.find(tx, ref, true); err != nil {
-			return err
-		}
-		if !user.CanEdit(P(rec).Linked().Owned()) {
-			return models.Forbidden()
-		}
-		if err := k.requireCurrent(a, c, rec, user); err != nil {
-			return err
-		}
-		if err := k.assign(a, tx, user, in, rec, false); err != nil {
-			return err
-		}
-		return models.SaveLinked[T, P](tx, rec)
+	rec, err := models.UpdateLinked[T, P](c.Request.Context(), a.Store, models.LinkedUpdate[T]{
+		LinkedChange: k.changeOf(a, c, ref, user),
+		Apply:        func(tx *models.Store, rec *T) error { return k.assign(a, tx, user, in, rec, false) },
 	})
+	if errors.Is(err, models.ErrNotFound) {
+		return k.notFound(ref)
+	}
 	if err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, k.shape(a, a.Site(c), rec, Viewer{User: user}, false))
 	return nil
+}
+
+// changeOf addresses the record of ref as user, with If-Match (when sent) as the precondition.
+func (k *linkedKind[T, P, In]) changeOf(a *App, c *gin.Context, ref linkedRef, user *models.User) models.LinkedChange[T] {
+	return models.LinkedChange[T]{Caller: user, ID: ref.id, Slug: ref.slug,
+		Check: func(_ *models.Store, rec *T) error { return k.requireCurrent(a, c, rec, user) }}
 }
 
 // remove handles DELETE on /{kind}/{id} and /{kind}/by-slug/{slug}: to the trash (410 when already there), or
@@ -539,8 +535,7 @@ func (k *linkedKind[T, P, In]) remove(a *App, c *gin.Context, ref linkedRef, for
 	site := a.Site(c)
 	var body any
 	_, err := models.RemoveLinked[T, P](c.Request.Context(), a.Store, models.LinkedRemoval[T]{
-		Caller: user, ID: ref.id, Slug: ref.slug, Force: force,
-		Check: func(_ *models.Store, rec *T) error { return k.requireCurrent(a, c, rec, user) },
+		LinkedChange: k.changeOf(a, c, ref, user), Force: force,
 		Done: func(_ *models.Store, rec *T) error {
 			body = k.shape(a, site, rec, Viewer{User: user}, false)
 			return nil
