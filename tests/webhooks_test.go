@@ -68,6 +68,19 @@ func newReceiver(t *testing.T) *receiver {
 	return rc
 }
 
+// unavailableWhile answers 503 while *down (read under the receiver's lock).
+func (rc *receiver) unavailableWhile(down *bool) func(int, http.ResponseWriter, *http.Request) bool {
+	return func(_ int, w http.ResponseWriter, _ *http.Request) bool {
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		if *down {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return false
+		}
+		return true
+	}
+}
+
 // wait waits until the receiver accepted n deliveries, and returns them.
 func (rc *receiver) wait(t *testing.T, n int, within time.Duration) []received {
 	t.Helper()
@@ -351,15 +364,7 @@ func TestWebhookFailsAfterItsRetriesAndCanBeRedelivered(t *testing.T) {
 	admin := app.Token(models.RoleAdministrator)
 	rc := newReceiver(t)
 	down := true
-	rc.answer = func(n int, w http.ResponseWriter, r *http.Request) bool {
-		rc.mu.Lock()
-		defer rc.mu.Unlock()
-		if down {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return false
-		}
-		return true
-	}
+	rc.answer = rc.unavailableWhile(&down)
 	id, _ := app.subscribe(t, admin, map[string]any{"url": rc.server.URL})
 	app.runSender(t)
 	app.createEvent(t, admin, eventBody("Doomed", 2))
@@ -402,15 +407,7 @@ func TestWebhookDeliveriesSurviveARestart(t *testing.T) {
 	admin := app.Token(models.RoleAdministrator)
 	rc := newReceiver(t)
 	down := true
-	rc.answer = func(n int, w http.ResponseWriter, r *http.Request) bool {
-		rc.mu.Lock()
-		defer rc.mu.Unlock()
-		if down {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return false
-		}
-		return true
-	}
+	rc.answer = rc.unavailableWhile(&down)
 	app.subscribe(t, admin, map[string]any{"url": rc.server.URL})
 	stop := app.runSender(t)
 	for i := range 6 {
