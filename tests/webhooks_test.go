@@ -541,3 +541,22 @@ func TestTwoInstancesDeliverEachChangeOnce(t *testing.T) {
 			len(got), len(deliveries), len(records))
 	}
 }
+
+// expectAdminOnly sends method to the route pattern as every actor: anonymous callers get 401, every role but
+// administrator 403 rest_forbidden, and administrators neither.
+func (a *App) expectAdminOnly(t *testing.T, actors []actor, method, pattern string) {
+	t.Helper()
+	path := strings.NewReplacer(":id", "1", ":delivery", "1").Replace(pattern)
+	for _, who := range actors {
+		res := a.Do(Request{Method: method, Path: path, Token: who.token,
+			Body: map[string]any{"url": "https://93.184.216.34/hook"}})
+		switch {
+		case who.role == "anonymous":
+			res.ExpectStatus(t, http.StatusUnauthorized)
+		case who.role != string(models.RoleAdministrator):
+			res.ExpectError(t, http.StatusForbidden, "rest_forbidden")
+		case res.Status == http.StatusUnauthorized || res.Status == http.StatusForbidden:
+			t.Errorf("%s %s as an administrator: %d", method, path, res.Status)
+		}
+	}
+}
