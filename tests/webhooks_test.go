@@ -560,3 +560,38 @@ func (a *App) expectAdminOnly(t *testing.T, actors []actor, method, pattern stri
 		}
 	}
 }
+
+// TestWebhookSenderRefusesPrivateAddressesAtConnection: a subscription whose host resolves to a private address
+// only when the delivery is sent (DNS rebinding; here a row written around the API's check) is never connected to,
+// and the log says why.
+func TestWebhookSenderRefusesPrivateAddressesAtConnection(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t, WithEnv("CALENDAR_WEBHOOK_RETRY_DELAYS", "50ms", "CALENDAR_WEBHOOK_POLL", "20ms"))
+	admin := app.Token(models.RoleAdministrator)
+	rc := newReceiver(t)
+	id, _ := app.subscribe(t, admin, map[string]any{"url": "https://93.184.216.34/hook"})
+	if err := app.Store.DB().Exec("UPDATE webhooks SET url = ? WHERE id = ?", rc.server.URL, id).Error; err != nil {
+		t.Fatal(err)
+	}
+	app.runSender(t)
+	app.createEvent(t, admin, eventBody("Rebound", 2))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		log := app.Get(fmt.Sprintf("/webhooks/%d/deliveries", id), admin).JSON(t)["deliveries"].([]any)
+		if len(log) == 1 && log[0].(map[string]any)["attempts"].(float64) >= 2 {
+			if e := log[0].(map[string]any)["last_error"].(string); !strings.Contains(e, "not a public address") {
+				t.Errorf("the log says %q", e)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no refused attempt in the log: %v", log)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.calls != 0 {
+		t.Errorf("the receiver on loopback was called %d times", rc.calls)
+	}
+}
