@@ -53,8 +53,8 @@ type App struct {
 	Store   *models.Store
 	Config  config.Config
 	Table   []endpoint.Route
-	// Ctl is the controllers' state, whose webhook sender a test may run.
-	Ctl   *controllers.App
+	// API is the service itself, for what runs outside requests (the horizon job).
+	API   *controllers.App
 	users atomic.Int64
 
 	contractOnce sync.Once
@@ -117,7 +117,7 @@ func startApp(t *testing.T, cfg config.Config, migrate bool) *App {
 		t.Cleanup(func() { expectDayCountsMatchEvents(t, store) })
 	}
 	app := controllers.NewApp(cfg, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	return &App{t: t, Handler: routes.New(app), Store: store, Config: cfg, Table: routes.Table(app), Ctl: app}
+	return &App{t: t, Handler: routes.New(app), Store: store, Config: cfg, Table: routes.Table(app), API: app}
 }
 
 // freshDatabase returns an empty database of its own for one test: a SQLite file in the test's temporary

@@ -110,7 +110,7 @@ func fastWebhooks(extra ...string) Option {
 func (a *App) runSender(t *testing.T) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); a.Ctl.Webhooks.Run(ctx) }()
+	go func() { defer close(done); a.API.Webhooks.Run(ctx) }()
 	var once sync.Once
 	stop = func() { once.Do(func() { cancel(); <-done }) }
 	t.Cleanup(stop)
