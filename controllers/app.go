@@ -25,6 +25,9 @@ type App struct {
 	Store  *models.Store
 	Log    *slog.Logger
 
+	// Webhooks sends the webhook deliveries; main runs it (WebhookSender.Run).
+	Webhooks *WebhookSender
+
 	shuttingDown atomic.Bool
 	// embedded remembers the JSON of linked records as event lists embed them (see eventShaper.embedded).
 	embedded *models.VersionMemo[embeddedKey, json.RawMessage]
@@ -38,6 +41,7 @@ func NewApp(cfg config.Config, store *models.Store, log *slog.Logger) *App {
 	a := &App{Config: cfg, Store: store, Log: log,
 		embedded: models.NewVersionMemo[embeddedKey, json.RawMessage](embeddedMemoSize)}
 	a.loadSyncKey()
+	a.Webhooks = newWebhookSender(a)
 	return a
 }
 

@@ -59,6 +59,9 @@ func (m *Metrics) WatchCache(r *Responses) {
 		}, func() float64 { return float64(r.DictionarySize()) }))
 }
 
+// Register adds collectors of other parts of the service (the webhook sender's) to the registry.
+func (m *Metrics) Register(cs ...prometheus.Collector) { m.registry.MustRegister(cs...) }
+
 // Middleware records each request under its route pattern (never the raw path, so labels stay bounded).
 func (m *Metrics) Middleware() gin.HandlerFunc {
 	return func(c *gin.Context) {
