@@ -3,6 +3,8 @@ package routes
 
 import (
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -318,7 +320,7 @@ func New(app *controllers.App) http.Handler {
 	}
 
 	metrics := middleware.NewMetrics(app.Store.SQLDB())
-	r.Use(middleware.RequestID(), middleware.AccessLog(app.Log), metrics.Middleware(),
+	r.Use(middleware.Head(), middleware.RequestID(), middleware.AccessLog(app.Log), metrics.Middleware(),
 		middleware.Errors(app.Log), middleware.Recovery(app.Log), middleware.Headers())
 	if len(app.Config.CORSOrigins) > 0 {
 		r.Use(middleware.CORS(app.Config.CORSOrigins))
@@ -327,12 +329,12 @@ func New(app *controllers.App) http.Handler {
 		middleware.RateLimit(app.Config.RateLimit))
 
 	health := controllers.HealthController{App: app}
-	r.GET("/healthz", health.Live)
-	r.GET("/readyz", health.Ready)
-	r.GET("/metrics", gin.WrapH(metrics.Handler()))
 	docs := controllers.NewDocsUIController(app)
-	r.GET(controllers.DocsPath, docs.Page)
-	r.GET(controllers.DocsPath+"/:file", docs.Asset)
+	for path, handler := range map[string]gin.HandlerFunc{"/healthz": health.Live, "/readyz": health.Ready,
+		"/metrics": gin.WrapH(metrics.Handler()), controllers.DocsPath: docs.Page, controllers.DocsPath + "/:file": docs.Asset} {
+		r.GET(path, handler)
+		r.HEAD(path, handler)
+	}
 
 	api := r.Group(app.Config.APIRoot())
 	responses := middleware.NewResponses(app.Store, responseCacheBytes)
@@ -348,6 +350,9 @@ func New(app *controllers.App) http.Handler {
 			handlers = append([]gin.HandlerFunc{rr.pick}, handlers...)
 		}
 		api.Handle(rr.method, strings.TrimSuffix(rr.pattern, "/"), handlers...)
+		if rr.method == http.MethodGet {
+			api.Handle(http.MethodHead, strings.TrimSuffix(rr.pattern, "/"), handlers...)
+		}
 	}
 	noRoute := func(c *gin.Context) { _ = c.Error(models.NoRoute()) }
 	r.NoRoute(noRoute)
@@ -491,13 +496,15 @@ func (h compat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h compat) Routes() gin.RoutesInfo { return h.engine.Routes() }
 
 // Canonicalize rewrites r the way WordPress's REST server reads requests before routing: a trailing slash is
-// ignored (list links end in "/events/"), "?rest_route=/calendar/events/v1/…" on the site root addresses a route,
-// and X-HTTP-Method-Override lets clients behind restrictive proxies send PUT, PATCH and DELETE as POST. root is
-// the API root path.
+// ignored (list links end in "/events/"), "?rest_route=/calendar/events/v1/…" on the site root addresses a route
+// of the namespace (and only those: see restRoute), and X-HTTP-Method-Override lets clients behind restrictive
+// proxies send PUT, PATCH and DELETE as POST. root is the API root path.
 func Canonicalize(r *http.Request, root string) {
-	if route := r.URL.Query().Get("rest_route"); route != "" && (r.URL.Path == "/" || r.URL.Path == "") {
-		r.URL.Path = strings.TrimSuffix(root, "/"+config.Namespace) + route
-		r.URL.RawPath = ""
+	if r.URL.Path == "/" || r.URL.Path == "" {
+		if route, ok := restRoute(r.URL.RawQuery); ok {
+			r.URL.Path = strings.TrimSuffix(root, "/"+config.Namespace) + route
+			r.URL.RawPath = ""
+		}
 	}
 	if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
 		r.URL.Path = strings.TrimRight(p, "/")
@@ -512,4 +519,27 @@ func Canonicalize(r *http.Request, root string) {
 			r.Method = m
 		}
 	}
+}
+
+// namespaceRoot is the namespace's path as rest_route names it.
+const namespaceRoot = "/" + config.Namespace
+
+// restRoute returns the route a rest_route query parameter addresses, cleaned of dot segments, when it lies in
+// the API's namespace. Any other value (the server root's /metrics or /healthz, a path that climbs out of the
+// namespace with "..") addresses nothing, so the request stays on the site root and is 404 rest_no_route: a proxy
+// rule that hides a path outside the API cannot be bypassed through the API's own parameter.
+func restRoute(rawQuery string) (string, bool) {
+	if !strings.Contains(rawQuery, "rest_route") {
+		return "", false // most requests: no need to parse the query
+	}
+	values, _ := url.ParseQuery(rawQuery)
+	route := values.Get("rest_route")
+	if route == "" {
+		return "", false
+	}
+	cleaned := path.Clean("/" + route)
+	if cleaned != namespaceRoot && !strings.HasPrefix(cleaned, namespaceRoot+"/") {
+		return "", false
+	}
+	return cleaned, true
 }
