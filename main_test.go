@@ -158,11 +158,14 @@ func TestMigrateCommand(t *testing.T) {
 
 // startServer runs the program's serve command on a free port and returns its address and a function that
 // stops it (like SIGTERM) and waits for run to return.
-func startServer(t *testing.T, db string) (addr string, stop func() error) {
+func startServer(t *testing.T, db string, extraEnv ...string) (addr string, stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logs, logWriter := io.Pipe()
 	env := map[string]string{"CALENDAR_DATABASE_URL": db, "CALENDAR_ADDR": "127.0.0.1:0", "CALENDAR_SHUTDOWN_TIMEOUT": "20s"}
+	for i := 0; i+1 < len(extraEnv); i += 2 {
+		env[extraEnv[i]] = extraEnv[i+1]
+	}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, nil, func(k string) string { return env[k] }, io.Discard, logWriter)

@@ -54,6 +54,8 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// PprofAddr, when set, serves Go's profiler (net/http/pprof) on this loopback address.
 	PprofAddr string
+	// MaxConnections caps the client connections the server holds at once; further ones wait in the listen queue.
+	MaxConnections int
 	// ICalMaxEvents caps the events of one iCalendar feed (GET /events.ics); a feed that reaches it says so.
 	ICalMaxEvents int
 }
@@ -239,6 +241,14 @@ var settings = []setting{
 			return errors.New("must be a loopback address such as 127.0.0.1:6060 (the profiler must not be public)")
 		}
 		c.PprofAddr = v
+		return nil
+	}},
+	{"CALENDAR_MAX_CONNECTIONS", "max-connections", "1000", "most client connections held at once, idle keep-alive ones included; further ones wait to be accepted", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000000 {
+			return errors.New("must be an integer between 1 and 1000000")
+		}
+		c.MaxConnections = n
 		return nil
 	}},
 	{"CALENDAR_ICAL_MAX_EVENTS", "ical-max-events", "10000", "most events one iCalendar feed holds", func(c *Config, v string) error {

@@ -325,7 +325,7 @@ func New(app *controllers.App) http.Handler {
 	if len(app.Config.CORSOrigins) > 0 {
 		r.Use(middleware.CORS(app.Config.CORSOrigins))
 	}
-	r.Use(middleware.BodyLimit(), middleware.Auth(app.Store, middleware.NewAuthFailures(app.Config.AuthFailuresPerMinute)),
+	r.Use(middleware.Auth(app.Store, middleware.NewAuthFailures(app.Config.AuthFailuresPerMinute)),
 		middleware.RateLimit(app.Config.RateLimit))
 
 	health := controllers.HealthController{App: app}
@@ -339,6 +339,7 @@ func New(app *controllers.App) http.Handler {
 	api := r.Group(app.Config.APIRoot())
 	responses := middleware.NewResponses(app.Store, responseCacheBytes)
 	metrics.WatchCache(responses)
+	bodies := middleware.NewBodies(middleware.MaxBodiesAtOnce)
 	for _, rr := range routerRoutes(Table(app)) {
 		handlers := []gin.HandlerFunc{rr.handler()}
 		if rr.method == http.MethodGet {
@@ -349,6 +350,7 @@ func New(app *controllers.App) http.Handler {
 		if len(rr.variants) > 1 {
 			handlers = append([]gin.HandlerFunc{rr.pick}, handlers...)
 		}
+		handlers = append([]gin.HandlerFunc{bodies.Limit(middleware.BodyLimitFor(rr.method))}, handlers...)
 		api.Handle(rr.method, strings.TrimSuffix(rr.pattern, "/"), handlers...)
 		if rr.method == http.MethodGet {
 			api.Handle(http.MethodHead, strings.TrimSuffix(rr.pattern, "/"), handlers...)
