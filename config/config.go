@@ -46,6 +46,9 @@ type Config struct {
 	CurrencyPosition string
 	// AuthFailuresPerMinute limits failed authentication attempts per client address.
 	AuthFailuresPerMinute int
+	// PasswordFailuresPerMinute limits wrong passwords of protected records per client address (and three times
+	// as many per record).
+	PasswordFailuresPerMinute int
 	// RateLimit is an optional general limit of requests per second per token or address (0 = off).
 	RateLimit float64
 	// TrustedProxies are the addresses or CIDR ranges whose X-Forwarded-For names the client; none by default.
@@ -209,6 +212,14 @@ var settings = []setting{
 			return errors.New("must be a positive integer")
 		}
 		c.AuthFailuresPerMinute = n
+		return nil
+	}},
+	{"CALENDAR_PASSWORD_FAILURES_PER_MINUTE", "password-failures-per-minute", "10", "wrong passwords of protected events, venues and organizers allowed per client address and minute (three times as many per record)", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return errors.New("must be a positive integer")
+		}
+		c.PasswordFailuresPerMinute = n
 		return nil
 	}},
 	{"CALENDAR_RATE_LIMIT", "rate-limit", "0", "requests per second allowed per token or client address (0 = no limit)", func(c *Config, v string) error {

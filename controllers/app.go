@@ -25,6 +25,8 @@ type App struct {
 	Log    *slog.Logger
 
 	shuttingDown atomic.Bool
+	// passwords limits wrong passwords of protected records.
+	passwords *PasswordAttempts
 	// embedded remembers the JSON of linked records as event lists embed them (see eventShaper.embedded).
 	embedded *models.VersionMemo[embeddedKey, json.RawMessage]
 }
@@ -34,7 +36,7 @@ const embeddedMemoSize = 10000
 
 // NewApp builds the shared controller state.
 func NewApp(cfg config.Config, store *models.Store, log *slog.Logger) *App {
-	return &App{Config: cfg, Store: store, Log: log,
+	return &App{Config: cfg, Store: store, Log: log, passwords: NewPasswordAttempts(cfg.PasswordFailuresPerMinute),
 		embedded: models.NewVersionMemo[embeddedKey, json.RawMessage](embeddedMemoSize)}
 }
 

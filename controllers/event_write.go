@@ -143,7 +143,7 @@ func (ec *EventController) applyEventWrite(tx *models.Store, e *models.Event, w 
 		ec.applyEventStatus(e, w)
 	}
 	if w.password.Set {
-		e.Password = models.HashEventPassword(w.password.V)
+		e.Password = models.HashRecordPassword(w.password.V)
 	}
 	for _, apply := range []func(*models.Store, *models.Event, *eventWrite, map[string]string) error{
 		ec.applyEventAuthor, ec.applyEventImage, ec.applyEventParent, ec.resolveEventLinks,

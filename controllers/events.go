@@ -208,8 +208,12 @@ func (ec *EventController) read(c *gin.Context, ref eventRef, password Opt[strin
 	if err != nil {
 		return err
 	}
+	record := shaper.record(e, true)
+	if err := shaper.viewer.tooMany(c); err != nil {
+		return err
+	}
 	setLastModified(c, eventDates(e)...)
-	return writeEvent(c, http.StatusOK, shaper.record(e, true))
+	return writeEvent(c, http.StatusOK, record)
 }
 
 // readable finds the event of a single read after the reference's checks, in its order (§5.4, API.md §5–6): the
@@ -222,7 +226,7 @@ func (ec *EventController) readable(c *gin.Context, ref eventRef, password Opt[s
 	if err != nil {
 		return nil, eventShaper{}, err
 	}
-	viewer := Viewer{User: models.UserFrom(c.Request.Context()), Password: password.V}
+	viewer := ec.newViewer(c, password.V)
 	owned := e.Owned()
 	switch {
 	case e.Status == models.StatusTrash && !viewer.User.CanEdit(owned):
@@ -234,6 +238,9 @@ func (ec *EventController) readable(c *gin.Context, ref eventRef, password Opt[s
 	}
 	shaper := ec.shaper(ec.Site(c), viewer)
 	if !shaper.mayBypassPassword(e) {
+		if err := viewer.tooMany(c); err != nil {
+			return nil, eventShaper{}, err
+		}
 		return nil, eventShaper{}, models.Errorf(models.KindForbidden, "event-password-protected",
 			"The requested event is not accessible without a password")
 	}

@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -298,8 +297,13 @@ func (k *linkedKind[T, P, In]) read(a *App, c *gin.Context, ref linkedRef, passw
 	if !user.CanRead(P(rec).Linked().Owned()) {
 		return models.Errorf(models.KindForbidden, k.name+"-not-accessible", "The requested %s is not accessible", k.name)
 	}
+	viewer := a.newViewer(c, password)
+	shape := k.shape(a, a.Site(c), rec, viewer, true)
+	if err := viewer.tooMany(c); err != nil {
+		return err
+	}
 	setLastModified(c, *P(rec).Linked().UpdatedAt)
-	c.JSON(http.StatusOK, k.shape(a, a.Site(c), rec, Viewer{User: user, Password: password}, true))
+	c.JSON(http.StatusOK, shape)
 	return nil
 }
 
@@ -357,9 +361,11 @@ func (k *linkedKind[T, P, In]) insert(a *App, tx *models.Store, user *models.Use
 	}
 	sent := sentParams(in)
 	want := k.allValues(a, rec)
+	_, common := k.parts(in)
 	for i := range candidates {
 		existing := &candidates[i]
-		if user.CanRead(P(existing).Linked().Owned()) && sameValues(k.allValues(a, existing), want, sent) {
+		if user.CanRead(P(existing).Linked().Owned()) && sameValues(k.allValues(a, existing), want, sent) &&
+			samePassword(*P(existing).Linked().Password, common.Password, sent) {
 			return existing, false, nil
 		}
 	}
@@ -401,7 +407,7 @@ func (a *App) assignLinked(tx *models.Store, user *models.User, f models.LinkedF
 		}
 	}
 	if in.Password.Set {
-		*f.Password = in.Password.V
+		*f.Password = models.HashRecordPassword(in.Password.V)
 	}
 	a.assignPublished(f, in, invalid)
 	if in.Author.Set {
@@ -476,7 +482,6 @@ func (k *linkedKind[T, P, In]) allValues(a *App, rec *T) map[string]any {
 	values := map[string]any{
 		"description": *f.Description, "excerpt": *f.Excerpt, "status": *f.Status, "author": *f.AuthorID,
 		"date": f.PublishedAt.Unix(), "date_utc": f.PublishedAt.Unix(), "image": uint64OrZero(*f.ImageID),
-		"password": *f.Password,
 	}
 	for key, v := range k.values(a, rec) {
 		values[key] = v
@@ -489,6 +494,18 @@ func uint64OrZero(p *uint64) uint64 {
 		return 0
 	}
 	return *p
+}
+
+// samePassword tells whether a stored password is the one sent, when one was sent: passwords are stored salted,
+// so they are compared through the key derivation, not as values.
+func samePassword(stored string, sent Opt[string], params map[string]bool) bool {
+	if !params["password"] {
+		return true
+	}
+	if sent.V == "" {
+		return stored == ""
+	}
+	return models.RecordPasswordMatches(stored, sent.V)
 }
 
 // sameValues tells whether two records agree on every sent parameter (the name is matched by the query).
@@ -772,7 +789,7 @@ func linkedProtected(f models.LinkedFields, viewer Viewer) bool {
 	if *f.Password == "" || viewer.User.CanEdit(f.Owned()) {
 		return false
 	}
-	return subtle.ConstantTimeCompare([]byte(viewer.Password), []byte(*f.Password)) != 1
+	return !viewer.unlocks(*f.Password)
 }
 
 // linkedHead starts a record's shape with the fields both kinds open with (reference §1.2, §1.3): id to image.

@@ -76,6 +76,7 @@ func Table(app *controllers.App) []controllers.Route {
 				RespondAs(http.StatusOK, "text/calendar", "ICalendar", "The event").
 				Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
 				Respond(http.StatusForbidden, "Error", "The event is trashed, not accessible, or password-protected").
+				Respond(http.StatusTooManyRequests, "Error", tooManyPasswords).
 				Respond(http.StatusNotFound, "Error", "No such event (rest-event-not-found)"),
 		}},
 		{Path: "/events/by-slug/:slug", Endpoints: eventItemEndpoints(events.ReadBySlug, events.UpdateBySlug,
@@ -88,6 +89,11 @@ func Table(app *controllers.App) []controllers.Route {
 	doc.Routes = table
 	return table
 }
+
+// tooManyPasswords documents the 429 of reads that take a record's password.
+const tooManyPasswords = "Too many wrong passwords from this client address, or for this record, within a minute " +
+	"(rest_too_many_requests, with Retry-After): CALENDAR_PASSWORD_FAILURES_PER_MINUTE per address, three times as " +
+	"many per record. Until then any password is refused, the right one too."
 
 // linkedEndpoints are the handlers of one kind's routes, before documentation.
 type linkedEndpoints struct {
@@ -110,6 +116,7 @@ func linkedRoutes(name, plural, schema string, e linkedEndpoints) []controllers.
 				"Last-Modified is the "+name+"'s modification date.").
 				Respond(http.StatusOK, schema, "The "+name).
 				Respond(http.StatusForbidden, "Error", name+"-not-accessible").
+				Respond(http.StatusTooManyRequests, "Error", tooManyPasswords).
 				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)"),
 			update.Authenticated().Conditional().Doc("Update "+a+" "+by, "POST, PUT and PATCH take the same parameters; omitted "+
 				"parameters are unchanged and \"\" clears an optional one. The slug does not follow renames. Needs "+
@@ -192,6 +199,7 @@ func eventItemEndpoints[R, U, D any](read func(*gin.Context, *R) error, update f
 			Respond(http.StatusOK, "Event", "The event").
 			Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
 			Respond(http.StatusForbidden, "Error", "The event is trashed, not accessible, or password-protected").
+			Respond(http.StatusTooManyRequests, "Error", tooManyPasswords).
 			Respond(http.StatusNotFound, "Error", "No such event (rest-event-not-found)"),
 		controllers.Update(update).Authenticated().Conditional().
 			Doc("Update an event", "Changes the fields sent; omitted fields are unchanged, lists sent replace the "+
