@@ -30,7 +30,7 @@ type scenario struct {
 	wantStatus int
 	// connections, when set, replaces the run's connection count (for answers too large to ask for 32 at a time).
 	connections int
-	// write marks a scenario that changes data (issue 8's 75% at 1,000,000 events is asked of reads only).
+	// write marks a scenario that changes data (the 75% kept at 1,000,000 events is asked of reads only).
 	write bool
 }
 
@@ -74,7 +74,7 @@ type Result struct {
 	Met      *bool          `json:"met,omitempty"`
 }
 
-// TargetFigures are issue 8's figures for a scenario.
+// TargetFigures are the project's target figures for a scenario.
 type TargetFigures struct {
 	RPS   float64 `json:"requests_per_second"`
 	P99ms float64 `json:"p99_ms"`

@@ -1,4 +1,4 @@
-// Command bench is the benchmark harness of issue 8. One command builds the service, creates a fresh database,
+// Command bench is the benchmark harness. One command builds the service, creates a fresh database,
 // seeds a realistic calendar through the models, starts the service, drives it over loopback with a fixed mix of
 // scenarios (one at a time, bounded in time, 32 connections), and prints requests per second, p50/p99 latency,
 // errors and the ratio to a static-bytes server measured in the same run, plus the server's peak RSS. The same
@@ -150,7 +150,7 @@ func runBench(ctx context.Context, o options) error {
 		if baseline.RPS > 0 {
 			r.RatioToStatic = r.RPS / baseline.RPS
 		}
-		if t, ok := targets[sc.name]; ok && !o.uncached { // issue 8's figures are of the normal mix
+		if t, ok := targets[sc.name]; ok && !o.uncached { // the target figures are of the normal mix
 			t := t
 			met := r.RPS >= t.RPS && r.P99ms <= t.P99ms && r.Errors == 0
 			r.Target, r.Met = &t, &met
@@ -193,7 +193,7 @@ type Report struct {
 	ComparedWith string `json:"compared_with,omitempty"`
 }
 
-// minKept is the share of its throughput at 100,000 events that every read scenario keeps at 1,000,000 (issue 8).
+// minKept is the share of its throughput at 100,000 events that every read scenario keeps at 1,000,000.
 const minKept = 0.75
 
 // compareWith sets each result's Kept: its throughput as a share of the same scenario's in the run of path.
@@ -218,7 +218,7 @@ func (r *Report) compareWith(path string) error {
 	return nil
 }
 
-// targets are the figures issue 8 asks for at 100,000 events on PostgreSQL.
+// targets are the target figures at 100,000 events on PostgreSQL.
 var targets = map[string]TargetFigures{
 	"default list":        {4000, 25},
 	"list per_page=50":    {1200, 60},
@@ -439,7 +439,7 @@ func loadFixtures(ctx context.Context, store *models.Store) (fixtures, error) {
 	return f, nil
 }
 
-// scenarios is issue 8's fixed mix, in order.
+// scenarios is the fixed mix, in order.
 func scenarios(f fixtures, token string) []scenario {
 	rngs := make([]*rand.Rand, 1024)
 	for i := range rngs {

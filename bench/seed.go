@@ -18,7 +18,7 @@ import (
 	"calendar/models"
 )
 
-// dataset sizes of issue 8, apart from the number of events, which is a flag.
+// dataset sizes of the targets, apart from the number of events, which is a flag.
 const (
 	seedVenues     = 5000
 	seedOrganizers = 2000

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"calendar/config"
+	"calendar/controllers/endpoint"
 	"calendar/models"
 )
 
@@ -43,7 +44,7 @@ func NewApp(cfg config.Config, store *models.Store, log *slog.Logger) *App {
 // ShutDown marks the service as shutting down, so /readyz turns load balancers away while requests drain.
 func (a *App) ShutDown() { a.shuttingDown.Store(true) }
 
-// Site holds the absolute URLs of one request (API.md §1): the public site home and the API root.
+// Site holds the absolute URLs of one request: the public site home and the API root.
 type Site struct {
 	// Home is the site's base URL without a trailing slash, e.g. "https://example.com".
 	Home string
@@ -123,12 +124,12 @@ func ClockSecond(c *gin.Context) string {
 // UpcomingClock is the clock of venue and organizer lists: only_with_upcoming compares events with the current
 // second; without it the answer does not depend on the time.
 func UpcomingClock(c *gin.Context) string {
-	p, err := RequestParams(c)
+	p, err := endpoint.RequestParams(c)
 	if err != nil {
 		return ClockSecond(c)
 	}
 	raw, ok := p.Lookup("only_with_upcoming")
-	if upcoming, err := DecodeBool(raw); ok && raw != nil && (err != nil || upcoming) {
+	if upcoming, err := endpoint.DecodeBool(raw); ok && raw != nil && (err != nil || upcoming) {
 		return ClockSecond(c)
 	}
 	return ""

@@ -1,6 +1,10 @@
 package controllers
 
-import "github.com/gin-gonic/gin"
+import (
+	"github.com/gin-gonic/gin"
+
+	"calendar/controllers/endpoint"
+)
 
 // CategoryController serves /categories: hierarchical event categories (taxonomy tribe_events_cat).
 type CategoryController struct{ *App }
@@ -11,13 +15,13 @@ func (cc CategoryController) terms() termController {
 
 // CategoryParent is the parent parameter of category writes.
 type CategoryParent struct {
-	Parent Opt[int64] `param:"parent" validate:"omitempty,min=0" doc:"The parent category's ID; 0 for a top-level category. It must exist and must not be the category itself or one of its descendants."`
+	Parent endpoint.Opt[int64] `param:"parent" validate:"omitempty,min=0" doc:"The parent category's ID; 0 for a top-level category. It must exist and must not be the category itself or one of its descendants."`
 }
 
 // CategoryListInput holds the parameters of GET /categories.
 type CategoryListInput struct {
 	TermListParams
-	Parent Opt[int64] `param:"parent" doc:"Keep the direct children of this category; it must exist."`
+	Parent endpoint.Opt[int64] `param:"parent" doc:"Keep the direct children of this category; it must exist."`
 }
 
 // CategoryCreateInput holds the parameters of POST /categories.

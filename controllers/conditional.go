@@ -13,7 +13,7 @@ import (
 	"calendar/models"
 )
 
-// This file holds the validators of conditional requests (issue 10, RFC 9110 §8.8 and §13): entity tags, which the
+// This file holds the validators of conditional requests (RFC 9110 §8.8 and §13): entity tags, which the
 // response layer (middleware.Responses) puts on every GET answer and compares with If-None-Match, modification
 // dates of single records for If-Modified-Since, and the If-Match precondition of item writes.
 

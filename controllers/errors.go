@@ -24,7 +24,7 @@ var statusOf = map[models.Kind]int{
 }
 
 // ErrorStatus is the HTTP status of an error. A capability failure is 401 for anonymous callers and 403 for
-// authenticated ones, as WordPress answers (reference §0.6).
+// authenticated ones, as WordPress answers.
 func ErrorStatus(e *models.Error, authenticated bool) int {
 	if e.Status != 0 {
 		return e.Status
@@ -38,7 +38,7 @@ func ErrorStatus(e *models.Error, authenticated bool) int {
 	return http.StatusInternalServerError
 }
 
-// ErrorBody is the API's error body for e: {"code","message","data":{"status",…}}, keys in the reference's order.
+// ErrorBody is the API's error body for e: {"code","message","data":{"status",…}}, keys in The Events Calendar's order.
 func ErrorBody(e *models.Error, status int) orderedMap {
 	data := orderedMap{{"status", status}}
 	switch e.Kind {

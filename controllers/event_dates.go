@@ -3,10 +3,12 @@ package controllers
 import (
 	"time"
 
+	"calendar/controllers/endpoint"
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
-// listBounds are the date bounds of an event list (reference §7.6 with API.md §3), as instants.
+// listBounds are the date bounds of an event list, as instants.
 type listBounds struct {
 	strict                    bool
 	chosen                    bool // the request sent a bound (see addImplied)
@@ -22,11 +24,11 @@ type listBounds struct {
 func (ec *EventController) listDateBounds(in *EventFilters, now time.Time, invalid map[string]string) listBounds {
 	site := ec.Config.Timezone
 	b := listBounds{strict: in.StrictDates.V}
-	parse := func(name string, p Opt[DateParam], atStart bool) *time.Time {
+	parse := func(name string, p endpoint.Opt[DateParam], atStart bool) *time.Time {
 		if !p.Set {
 			return nil
 		}
-		t, err := ParseDate(p.V.Text, now, site)
+		t, err := input.ParseDate(p.V.Text, now, site)
 		if err != nil {
 			invalid[name] = err.Error()
 			return nil
@@ -83,10 +85,9 @@ func (b listBounds) addRelative(q *eventQuery, site *time.Location) {
 // addImplied adds, to a list whose request sent a bound, the bounds that its bounds imply: an event never ends
 // before it starts (the writes refuse it and migration 00010 checks it), so a lower bound on the start is one on
 // the end, and an upper bound on the end one on the start. With both, PostgreSQL reads a window as a range of
-// either index, start or end: a two-week window's count at a million events took 1.7 ms instead of 230 (365,000
-// index entries of events ending before the window's end). Such a list is planned for its values
-// (models.Store.PlannedForValues), whose generic plans would take each range for a few rows. The default window
-// adds nothing: it is the same for every list of the day, whose prepared plans are made once and stay right.
+// either index, start or end, instead of reading every index entry of events ending before the window's end. Such
+// a list is planned for its values (models.Store.PlannedForValues), whose generic plans would take each range for
+// a few rows. The default window adds nothing: it is the same for every list of the day, whose prepared plans are made once and stay right.
 func (b listBounds) addImplied(q *eventQuery) {
 	if !b.chosen {
 		return

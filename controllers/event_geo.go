@@ -3,19 +3,19 @@ package controllers
 import (
 	"fmt"
 	"math"
-	"reflect"
 	"strconv"
 
+	"calendar/controllers/endpoint"
 	"calendar/models"
 )
 
-// EventGeoInput holds the geolocation filters of GET /events (API.md §8), in the order rest_url echoes them.
+// EventGeoInput holds the geolocation filters of GET /events, in the order rest_url echoes them.
 type EventGeoInput struct {
-	Geoloc       Opt[gated[bool]]    `param:"geoloc" doc:"true: only events at a venue with coordinates; with geoloc_lat and geoloc_lng, only events at a venue within geoloc_radius of that point. false: no geolocation filter (the other geoloc parameters are checked, then ignored)."`
-	GeolocLat    Opt[gated[float64]] `param:"geoloc_lat" doc:"Latitude of the centre of a radius query, -90 to 90; needs geoloc_lng. It filters with or without geoloc=true (the reference ignores it without geoloc=true)."`
-	GeolocLng    Opt[gated[float64]] `param:"geoloc_lng" doc:"Longitude of the centre of a radius query, -180 to 180; needs geoloc_lat."`
-	GeolocRadius Opt[gated[float64]] `param:"geoloc_radius" doc:"Radius of the query, greater than 0, in geoloc_unit; default: the service's configured radius (25 miles unless configured). Needs geoloc_lat and geoloc_lng."`
-	GeolocUnit   Opt[gated[string]]  `param:"geoloc_unit" enum:"miles,km" doc:"Unit of geoloc_radius: miles or km; default: the configured unit. Needs geoloc_lat and geoloc_lng."`
+	Geoloc       endpoint.Opt[gated[bool]]    `param:"geoloc" doc:"true: only events at a venue with coordinates; with geoloc_lat and geoloc_lng, only events at a venue within geoloc_radius of that point. false: no geolocation filter (the other geoloc parameters are checked, then ignored)."`
+	GeolocLat    endpoint.Opt[gated[float64]] `param:"geoloc_lat" doc:"Latitude of the centre of a radius query, -90 to 90; needs geoloc_lng. It filters with or without geoloc=true (The Events Calendar ignores it without geoloc=true)."`
+	GeolocLng    endpoint.Opt[gated[float64]] `param:"geoloc_lng" doc:"Longitude of the centre of a radius query, -180 to 180; needs geoloc_lat."`
+	GeolocRadius endpoint.Opt[gated[float64]] `param:"geoloc_radius" doc:"Radius of the query, greater than 0, in geoloc_unit; default: the service's configured radius (25 miles unless configured). Needs geoloc_lat and geoloc_lng."`
+	GeolocUnit   endpoint.Opt[gated[string]]  `param:"geoloc_unit" enum:"miles,km" doc:"Unit of geoloc_radius: miles or km; default: the configured unit. Needs geoloc_lat and geoloc_lng."`
 }
 
 // gated is a parameter of a feature that can be switched off (geolocation). The binder never refuses it: a value
@@ -29,19 +29,19 @@ type gated[T any] struct {
 
 // DecodeParam decodes raw as T, keeping a failure for the handler.
 func (g *gated[T]) DecodeParam(raw any) error {
-	v, err := decodeBuiltin(reflect.TypeFor[T](), raw)
+	v, err := endpoint.DecodeAs[T](raw)
 	if err != nil {
 		*g = gated[T]{Err: err}
 		return nil
 	}
-	*g = gated[T]{V: v.(T)}
+	*g = gated[T]{V: v}
 	return nil
 }
 
 // ParamSchema describes the parameter as T.
-func (gated[T]) ParamSchema() Schema { return builtinSchema(reflect.TypeFor[T]()) }
+func (gated[T]) ParamSchema() endpoint.Schema { return endpoint.SchemaOf[T]() }
 
-// addGeoFilter applies the geolocation filters (API.md §8) and echoes their effective values: geoloc=1, and for
+// addGeoFilter applies the geolocation filters and echoes their effective values: geoloc=1, and for
 // a radius query the centre, the radius and its unit (defaults included, so that the links keep meaning the same
 // circle if the configuration changes). With geolocation switched off every geoloc* parameter sent is refused.
 func (ec *EventController) addGeoFilter(q *eventQuery, in *EventGeoInput, invalid map[string]string) {
@@ -54,7 +54,7 @@ func (ec *EventController) addGeoFilter(q *eventQuery, in *EventGeoInput, invali
 	}
 	switch {
 	case in.Geoloc.Set && !in.Geoloc.V.V:
-		// geoloc=false switches the filter off, as in the reference, which then ignores the coordinates too.
+		// geoloc=false switches the filter off, as in The Events Calendar, which then ignores the coordinates too.
 	case in.GeolocLat.Set && in.GeolocLng.Set:
 		unit := in.GeolocUnit.Or(gated[string]{V: ec.Config.GeoUnit}).V
 		radius := in.GeolocRadius.Or(gated[float64]{V: defaultRadius(ec.Config.GeoRadius, ec.Config.GeoUnit, unit)}).V
@@ -76,7 +76,7 @@ type gatedParam struct {
 	err  error
 }
 
-func gatedOf[T any](name string, o Opt[gated[T]]) gatedParam {
+func gatedOf[T any](name string, o endpoint.Opt[gated[T]]) gatedParam {
 	return gatedParam{name: name, sent: o.Set || o.Null, err: o.V.Err}
 }
 
@@ -124,7 +124,7 @@ func (ec *EventController) checkGeoParams(in *EventGeoInput) map[string]string {
 }
 
 // checkRange refuses a coordinate outside -limit…limit.
-func checkRange(bad map[string]string, name string, o Opt[gated[float64]], limit float64) {
+func checkRange(bad map[string]string, name string, o endpoint.Opt[gated[float64]], limit float64) {
 	if o.Set && o.V.Err == nil && math.Abs(o.V.V) > limit {
 		bad[name] = fmt.Sprintf("must be between %g and %g", -limit, limit)
 	}

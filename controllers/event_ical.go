@@ -2,20 +2,21 @@ package controllers
 
 import (
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	ics "github.com/arran4/golang-ical"
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/endpoint"
+	"calendar/controllers/ical"
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
-// This file serves events as iCalendar (RFC 5545, issue 10): the feed GET /events.ics (also GET /events with
+// This file serves events as iCalendar (RFC 5545): the feed GET /events.ics (also GET /events with
 // Accept: text/calendar) and one event at GET /events/{id}.ics. golang-ical serialises every property (escaping,
 // folding at 75 octets, CRLF); this file decides what each event says and streams the feed in batches.
 
@@ -47,12 +48,8 @@ const FeedDoc = "An iCalendar (RFC 5545) feed to subscribe to: the events GET /e
 	"instance). Cache-Control is public for anonymous callers and private otherwise, with Vary: Authorization, " +
 	"Accept, Origin."
 
-// icalContentType is the media type of every iCalendar answer.
-const icalContentType = "text/calendar; charset=utf-8"
-
-// feedBatch is how many events a feed reads, with their links, at a time: what bounds its memory. When the link
-// rows had a statement of their own, those of 100 events took PostgreSQL 1.4 ms at 100,000 events and those of 500
-// took 14 ms: smaller batches are faster.
+// feedBatch is how many events a feed reads, with their links, at a time: what bounds its memory. Smaller batches
+// were faster than larger ones (docs/benchmarks.md, "Measurements behind the code").
 const feedBatch = 100
 
 // Always is the Streams of an endpoint whose every answer is a feed.
@@ -136,30 +133,32 @@ func (ec *EventController) feed(c *gin.Context, in *EventFilters) error {
 		total += z.Events
 	}
 	site := ec.Site(c)
-	c.Header("Content-Type", icalContentType)
+	c.Header("Content-Type", ical.ContentType)
 	c.Status(http.StatusOK)
-	w := &icalWriter{w: c.Writer, shaper: ec.shaper(site, Viewer{User: user})}
-	w.begin(ec.feedProperties(site, total > int64(reader.limit)), zones)
-	ec.streamEvents(c, w, reader, batch)
-	w.end()
+	shaper := ec.shaper(site, Viewer{User: user})
+	w := ical.NewWriter(c.Writer)
+	w.Begin(ec.feedProperties(site, total > int64(reader.limit)), icalZones(zones))
+	ec.streamEvents(c, w, shaper, reader, batch)
+	w.End()
 	return nil // a client that stopped reading is not an error of the service
 }
 
 // streamEvents writes the first batch of a feed and the batches after it, flushing each before reading the next.
-func (ec *EventController) streamEvents(c *gin.Context, w *icalWriter, reader *feedReader, batch []models.Event) {
+func (ec *EventController) streamEvents(c *gin.Context, w *ical.Writer, shaper eventShaper, reader *feedReader,
+	batch []models.Event) {
 	seen := map[uint64]bool{}
-	for len(batch) > 0 && w.err == nil {
+	for len(batch) > 0 && w.Err() == nil {
 		for i := range batch {
 			// An event that a write moved past the cursor while the feed was read is not written twice.
 			if e := &batch[i]; !seen[e.ID] {
 				seen[e.ID] = true
-				w.event(e)
+				w.Event(shaper.vevent(w, e))
 			}
 		}
 		c.Writer.Flush()
 		var err error
 		if batch, err = reader.next(); c.Request.Context().Err() != nil {
-			w.err = c.Request.Context().Err() // the client went away: write nothing more
+			w.Stop(c.Request.Context().Err()) // the client went away: write nothing more
 		} else if err != nil {
 			ec.Log.Error("iCalendar feed aborted", "error", err, "events_read", reader.read)
 			panic(http.ErrAbortHandler)
@@ -202,7 +201,7 @@ func (r *feedReader) next() ([]models.Event, error) {
 
 // feedProperties are the calendar properties of a feed; truncated says it stopped at the cap.
 func (ec *EventController) feedProperties(site Site, truncated bool) []ics.CalendarProperty {
-	cal := icalCalendar()
+	cal := ical.Calendar()
 	cal.SetXWRCalName("Events — " + uidHost(site))
 	cal.SetXWRTimezone(ec.Config.TimezoneName)
 	cal.SetRefreshInterval("PT1H")
@@ -215,12 +214,13 @@ func (ec *EventController) feedProperties(site Site, truncated bool) []ics.Calen
 	return cal.CalendarProperties
 }
 
-// icalCalendar is a calendar with the properties every iCalendar answer of the service has.
-func icalCalendar() *ics.Calendar {
-	cal := ics.NewCalendarFor("calendar")
-	cal.SetProductId("-//calendar//Calendar REST API//EN")
-	cal.SetCalscale("GREGORIAN")
-	return cal
+// icalZones are the zones of a feed's events as the iCalendar writer takes them.
+func icalZones(zones []models.FeedZone) []ical.Zone {
+	out := make([]ical.Zone, len(zones))
+	for i, z := range zones {
+		out[i] = ical.Zone{TZID: z.Timezone, Loc: eventLocation(z.Timezone), First: z.First, Last: z.Last}
+	}
+	return out
 }
 
 // ReadICalByID handles GET /events/{id}.ics: the event of GET /events/{id}, under the same read rules, as an
@@ -230,92 +230,29 @@ func (ec *EventController) ReadICalByID(c *gin.Context, in *EventReadByID) error
 }
 
 // readICal answers a single read as iCalendar, with Last-Modified.
-func (ec *EventController) readICal(c *gin.Context, ref eventRef, password Opt[string]) error {
+func (ec *EventController) readICal(c *gin.Context, ref eventRef, password endpoint.Opt[string]) error {
 	e, shaper, err := ec.readable(c, ref, password)
 	if err != nil {
 		return err
 	}
 	setLastModified(c, eventDates(e)...)
-	c.Header("Content-Type", icalContentType)
+	c.Header("Content-Type", ical.ContentType)
 	c.Status(http.StatusOK)
-	w := &icalWriter{w: c.Writer, shaper: shaper}
-	w.begin(icalCalendar().CalendarProperties,
-		[]models.FeedZone{{Timezone: e.Timezone, First: e.StartUTC, Last: e.EndUTC, Events: 1}})
-	w.event(e)
-	w.end()
-	return w.err
+	w := ical.NewWriter(c.Writer)
+	w.Begin(ical.Calendar().CalendarProperties,
+		icalZones([]models.FeedZone{{Timezone: e.Timezone, First: e.StartUTC, Last: e.EndUTC, Events: 1}}))
+	w.Event(shaper.vevent(w, e))
+	w.End()
+	return w.Err()
 }
 
-// icalSerialization is RFC 5545's line format: CRLF, lines folded at 75 octets.
-var icalSerialization = &ics.SerializationConfiguration{MaxLength: 75, PropertyMaxLength: 75, NewLine: "\r\n"}
-
-// Layouts of iCalendar dates (RFC 5545 §3.3.4, §3.3.5): a wall-clock date-time (with TZID), and a date.
-const (
-	icalLocalLayout = "20060102T150405"
-	icalDateLayout  = "20060102"
-)
-
-// icalWriter writes one iCalendar object part by part: the calendar's properties and time zones, then events one
-// at a time, then its end. It keeps the first write error and writes nothing after it.
-type icalWriter struct {
-	w      io.Writer
-	err    error
-	shaper eventShaper
-	// zones are the TZIDs of the VTIMEZONEs written, with the first and last year each covers.
-	zones map[string][2]int
-}
-
-// begin writes the head: BEGIN:VCALENDAR, the properties, and a VTIMEZONE for every zone but UTC (whose events
-// are written in UTC) that covers the years its events span.
-func (w *icalWriter) begin(props []ics.CalendarProperty, zones []models.FeedZone) {
-	w.write(func(out io.Writer) error {
-		_, err := io.WriteString(out, "BEGIN:VCALENDAR"+icalSerialization.NewLine)
-		return err
-	})
-	for i := range props {
-		w.write(func(out io.Writer) error { return props[i].SerializeTo(out, icalSerialization) })
-	}
-	w.zones = map[string][2]int{}
-	for _, z := range zones {
-		loc := eventLocation(z.Timezone)
-		if loc == time.UTC {
-			continue
-		}
-		years := [2]int{z.First.In(loc).Year(), z.Last.In(loc).Year()}
-		w.zones[z.Timezone] = years
-		tz := vtimezone(z.Timezone, loc, years[0], years[1])
-		w.write(func(out io.Writer) error { return tz.SerializeTo(out, icalSerialization) })
-	}
-}
-
-// event writes the VEVENT of e.
-func (w *icalWriter) event(e *models.Event) {
-	ev := w.vevent(e)
-	w.write(func(out io.Writer) error { return ev.SerializeTo(out, icalSerialization) })
-}
-
-// end writes END:VCALENDAR.
-func (w *icalWriter) end() {
-	w.write(func(out io.Writer) error {
-		_, err := io.WriteString(out, "END:VCALENDAR"+icalSerialization.NewLine)
-		return err
-	})
-}
-
-func (w *icalWriter) write(part func(io.Writer) error) {
-	if w.err == nil {
-		w.err = part(w.w)
-	}
-}
-
-// vevent is the VEVENT of e for the writer's viewer (see FeedDoc for what each property says).
-func (w *icalWriter) vevent(e *models.Event) *ics.VEvent {
-	s := w.shaper
+// vevent is the VEVENT of e for the shaper's viewer, its times as w writes them (see FeedDoc for what each property says).
+func (s eventShaper) vevent(w *ical.Writer, e *models.Event) *ics.VEvent {
 	redacted := !s.mayBypassPassword(e)
 	ev := ics.NewEvent("event-" + strconv.FormatUint(e.ID, 10) + "@" + uidHost(s.site))
 	ev.SetDtStampTime(e.UpdatedAt)
 	ev.SetModifiedAt(e.UpdatedAt)
-	w.times(ev, e, e.AllDay && !redacted)
+	w.SetTimes(ev, e.Timezone, eventLocation(e.Timezone), e.StartUTC, e.EndUTC, e.AllDay && !redacted)
 	ev.SetSummary(e.Title)
 	if !redacted {
 		s.icalDetails(ev, e)
@@ -325,33 +262,13 @@ func (w *icalWriter) vevent(e *models.Event) *ics.VEvent {
 	return ev
 }
 
-// times writes DTSTART and DTEND: dates for all-day events (DTEND, exclusive in RFC 5545 §3.6.1, is the day after
-// the last); the wall clock with TZID where the calendar has a VTIMEZONE covering the event (an event written
-// into the database while a feed is read may have none), else UTC.
-func (w *icalWriter) times(ev *ics.VEvent, e *models.Event, allDay bool) {
-	loc := eventLocation(e.Timezone)
-	start, end := e.StartUTC.In(loc), e.EndUTC.In(loc)
-	years, zoned := w.zones[e.Timezone]
-	switch {
-	case allDay:
-		ev.SetAllDayStartAt(start)
-		ev.SetAllDayEndAt(time.Date(end.Year(), end.Month(), end.Day()+1, 0, 0, 0, 0, loc))
-	case zoned && start.Year() >= years[0] && end.Year() <= years[1]:
-		ev.SetProperty(withParams(ics.ComponentPropertyDtStart, "TZID", e.Timezone), start.Format(icalLocalLayout))
-		ev.SetProperty(withParams(ics.ComponentPropertyDtEnd, "TZID", e.Timezone), end.Format(icalLocalLayout))
-	default:
-		ev.SetStartAt(e.StartUTC)
-		ev.SetEndAt(e.EndUTC)
-	}
-}
-
 // icalDetails writes what redaction hides: the description, the first venue (location and coordinates), the
 // categories and the first organizer. Protected venues and organizers the viewer has not unlocked show only
 // their names, as in lists.
 func (s eventShaper) icalDetails(ev *ics.VEvent, e *models.Event) {
-	description := TextFromHTML(e.Description)
+	description := input.TextFromHTML(e.Description)
 	if description == "" {
-		description = TextFromHTML(e.Excerpt)
+		description = input.TextFromHTML(e.Excerpt)
 	}
 	if description != "" {
 		ev.SetDescription(description)
@@ -374,7 +291,7 @@ func (s eventShaper) icalDetails(ev *ics.VEvent, e *models.Event) {
 		if o.Email != "" && !linkedProtected(o.Linked(), s.viewer) {
 			address = "mailto:" + o.Email
 		}
-		ev.SetProperty(withParams(ics.ComponentPropertyOrganizer, "CN", o.Name), address)
+		ev.SetProperty(ical.WithParams(ics.ComponentPropertyOrganizer, "CN", o.Name), address)
 	}
 }
 
@@ -414,90 +331,4 @@ func icalStatus(status string) ics.ObjectStatus {
 func uidHost(site Site) string {
 	host, _, _ := strings.Cut(site.Host, "/")
 	return host
-}
-
-// withParams names a property together with parameters, written as RFC 5545 §3.2 requires. golang-ical writes
-// parameter values with backslash escapes, which iCalendar parsers read literally, and quotes none but ALTREP,
-// so a CN "Smith, John" or a TZID "UTC+5:30" would break the line. It writes a property's name as given (its own
-// REFRESH-INTERVAL;VALUE=DURATION relies on that), then the value and the folding: so the parameters go with
-// the name. Only properties whose values need no text escaping (date-times, addresses) are written this way.
-func withParams(name ics.ComponentProperty, kv ...string) ics.ComponentProperty {
-	var b strings.Builder
-	b.WriteString(string(name))
-	for i := 0; i+1 < len(kv); i += 2 {
-		b.WriteString(";" + kv[i] + "=" + paramValue(kv[i+1]))
-	}
-	return ics.ComponentProperty(b.String())
-}
-
-// paramValue is a parameter value as RFC 5545 §3.2 writes it: quoted when it holds ':', ';', ',' or non-ASCII
-// text; a double quote, which no parameter value may hold, becomes an apostrophe, and control characters go.
-func paramValue(v string) string {
-	quote := false
-	v = strings.Map(func(r rune) rune {
-		switch {
-		case r == '"':
-			return '\''
-		case r < 0x20 || r == 0x7f:
-			return -1
-		case r == ':' || r == ';' || r == ',' || r > 0x7e:
-			quote = true
-		}
-		return r
-	}, v)
-	if quote {
-		return `"` + v + `"`
-	}
-	return v
-}
-
-// vtimezone is the VTIMEZONE of loc, named tzid, for the years from to to: the observance in effect on 1 January
-// of the first year, then a STANDARD or DAYLIGHT for every transition until the end of the last, each with its
-// onset (on the wall clock before it), the offsets before and after and the abbreviation, read from Go's zone
-// database. Explicit observances rather than RRULEs are exact for every year covered, whatever the zone's
-// history: rules change (a zone that drops daylight saving), transitions do not lie.
-func vtimezone(tzid string, loc *time.Location, from, to int) *ics.VTimezone {
-	tz := ics.NewTimezone(tzid)
-	t := time.Date(from, 1, 1, 0, 0, 0, 0, loc)
-	end := time.Date(to+1, 1, 1, 0, 0, 0, 0, loc)
-	name, offset := t.Zone()
-	tz.Components = append(tz.Components, observance(t.IsDST(), t, offset, offset, name))
-	for {
-		_, next := t.ZoneBounds()
-		if next.IsZero() || !next.Before(end) {
-			return tz
-		}
-		_, before := t.Zone()
-		name, after := next.Zone()
-		onset := next.In(time.FixedZone("", before))
-		tz.Components = append(tz.Components, observance(next.IsDST(), onset, before, after, name))
-		t = next
-	}
-}
-
-// observance is one STANDARD or DAYLIGHT component: from onset (a wall-clock time), the offset changes from
-// before to after seconds east of UTC, and the zone is called name.
-func observance(daylight bool, onset time.Time, before, after int, name string) ics.Component {
-	base := ics.ComponentBase{}
-	base.SetProperty(ics.ComponentPropertyDtStart, onset.Format(icalLocalLayout))
-	base.SetProperty(ics.ComponentProperty(ics.PropertyTzoffsetfrom), utcOffset(before))
-	base.SetProperty(ics.ComponentProperty(ics.PropertyTzoffsetto), utcOffset(after))
-	base.SetProperty(ics.ComponentProperty(ics.PropertyTzname), name)
-	if daylight {
-		return &ics.Daylight{ComponentBase: base}
-	}
-	return &ics.Standard{ComponentBase: base}
-}
-
-// utcOffset writes seconds east of UTC as an iCalendar UTC offset: "+0100", "-0530", with seconds when not 0.
-func utcOffset(seconds int) string {
-	sign := "+"
-	if seconds < 0 {
-		sign, seconds = "-", -seconds
-	}
-	out := fmt.Sprintf("%s%02d%02d", sign, seconds/3600, seconds/60%60)
-	if seconds%60 != 0 {
-		out += fmt.Sprintf("%02d", seconds%60)
-	}
-	return out
 }

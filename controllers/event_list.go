@@ -11,39 +11,41 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/endpoint"
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
 // EventListInput holds the parameters of GET /events: paging and the filters.
 type EventListInput struct {
-	Paging
+	endpoint.Paging
 	EventFilters
 }
 
-// EventFilters are the filters of GET /events (seed §4 "Event list filters"), which the iCalendar feed of
+// EventFilters are the filters of GET /events, which the iCalendar feed of
 // GET /events.ics shares.
 type EventFilters struct {
-	StartDate    Opt[DateParam] `param:"start_date" doc:"Events that start on or after this date (inclusive mode: from 00:00:00 of its day). Default: 00:00 today, site time. Naive dates are read in the site timezone."`
-	EndDate      Opt[DateParam] `param:"end_date" doc:"Events that end on or before this date (inclusive mode: until 23:59:59 of its day). Default: 23:59:59 of the day two years ahead."`
-	StartsBefore Opt[DateParam] `param:"starts_before" doc:"Events that start before this date (inclusive mode: before 23:59:59 of its day). Any starts_* or ends_* parameter drops the default window."`
-	StartsAfter  Opt[DateParam] `param:"starts_after" doc:"Events that start after this date (inclusive mode: after 23:59:59 of its day)."`
-	EndsBefore   Opt[DateParam] `param:"ends_before" doc:"Events that end before this date (inclusive mode: before 23:59:59 of its day)."`
-	EndsAfter    Opt[DateParam] `param:"ends_after" doc:"Events that end after this date (inclusive mode: after 23:59:59 of its day)."`
-	StrictDates  Opt[bool]      `param:"strict_dates" default:"false" doc:"false: the date bounds cover whole days as described for each; true: the dates are used as given."`
-	Search       Opt[string]    `param:"search" validate:"omitempty,max=500" doc:"Events whose title, description or excerpt contain every word, ignoring case; \"quoted phrases\" match whole."`
-	Categories   Opt[[]string]  `param:"categories" doc:"Events in any of these categories (IDs or slugs, list or CSV), child categories included; unknown ones are 400."`
-	Tags         Opt[[]string]  `param:"tags" doc:"Events with any of these tags (IDs or slugs, list or CSV); unknown ones are 400."`
-	Venue        Opt[[]int64]   `param:"venue" doc:"Events at any of these venues (IDs, list or CSV); unknown ones are 400."`
-	Organizer    Opt[[]int64]   `param:"organizer" doc:"Events by any of these organizers (IDs, list or CSV); unknown ones are 400."`
-	Featured     Opt[bool]      `param:"featured" doc:"true: only featured events; false: only the others."`
-	Status       Opt[[]string]  `param:"status" doc:"Events with any of these statuses (list or CSV; any = every status but trash). Visitors may only ask for publish; users who can edit events see every status they may read by default."`
-	Include      Opt[[]int64]   `param:"include" doc:"Only the events with these IDs (list or CSV) that the caller may see; no date bound applies."`
-	PostParent   Opt[int64]     `param:"post_parent" doc:"Only the children of this event."`
-	Ticketed     Opt[bool]      `param:"ticketed" doc:"true: only ticketed events; false: only the others."`
+	StartDate    endpoint.Opt[DateParam] `param:"start_date" doc:"Events that start on or after this date (inclusive mode: from 00:00:00 of its day). Default: 00:00 today, site time. Naive dates are read in the site timezone."`
+	EndDate      endpoint.Opt[DateParam] `param:"end_date" doc:"Events that end on or before this date (inclusive mode: until 23:59:59 of its day). Default: 23:59:59 of the day two years ahead."`
+	StartsBefore endpoint.Opt[DateParam] `param:"starts_before" doc:"Events that start before this date (inclusive mode: before 23:59:59 of its day). Any starts_* or ends_* parameter drops the default window."`
+	StartsAfter  endpoint.Opt[DateParam] `param:"starts_after" doc:"Events that start after this date (inclusive mode: after 23:59:59 of its day)."`
+	EndsBefore   endpoint.Opt[DateParam] `param:"ends_before" doc:"Events that end before this date (inclusive mode: before 23:59:59 of its day)."`
+	EndsAfter    endpoint.Opt[DateParam] `param:"ends_after" doc:"Events that end after this date (inclusive mode: after 23:59:59 of its day)."`
+	StrictDates  endpoint.Opt[bool]      `param:"strict_dates" default:"false" doc:"false: the date bounds cover whole days as described for each; true: the dates are used as given."`
+	Search       endpoint.Opt[string]    `param:"search" validate:"omitempty,max=500" doc:"Events whose title, description or excerpt contain every word, ignoring case; \"quoted phrases\" match whole."`
+	Categories   endpoint.Opt[[]string]  `param:"categories" doc:"Events in any of these categories (IDs or slugs, list or CSV), child categories included; unknown ones are 400."`
+	Tags         endpoint.Opt[[]string]  `param:"tags" doc:"Events with any of these tags (IDs or slugs, list or CSV); unknown ones are 400."`
+	Venue        endpoint.Opt[[]int64]   `param:"venue" doc:"Events at any of these venues (IDs, list or CSV); unknown ones are 400."`
+	Organizer    endpoint.Opt[[]int64]   `param:"organizer" doc:"Events by any of these organizers (IDs, list or CSV); unknown ones are 400."`
+	Featured     endpoint.Opt[bool]      `param:"featured" doc:"true: only featured events; false: only the others."`
+	Status       endpoint.Opt[[]string]  `param:"status" doc:"Events with any of these statuses (list or CSV; any = every status but trash). Visitors may only ask for publish; users who can edit events see every status they may read by default."`
+	Include      endpoint.Opt[[]int64]   `param:"include" doc:"Only the events with these IDs (list or CSV) that the caller may see; no date bound applies."`
+	PostParent   endpoint.Opt[int64]     `param:"post_parent" doc:"Only the children of this event."`
+	Ticketed     endpoint.Opt[bool]      `param:"ticketed" doc:"true: only ticketed events; false: only the others."`
 	EventGeoInput
 }
 
-// EventList is the envelope of GET /events (reference §2.1): events, then the page's links and totals.
+// EventList is the envelope of GET /events: events, then the page's links and totals.
 type EventList struct {
 	Events []EventRecord
 	eventListTail
@@ -88,7 +90,7 @@ func (l EventList) appendJSON(buf []byte) ([]byte, error) {
 // eventQuery is a list request turned into store scopes, and the effective arguments its links echo.
 type eventQuery struct {
 	scopes []models.Scope
-	args   QueryArgs
+	args   endpoint.QueryArgs
 	// plannedForValues says that the database must plan the list's queries for their values (listBounds.addImplied)
 	plannedForValues bool
 }
@@ -117,7 +119,7 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 	if err != nil {
 		return err
 	}
-	q.args = append(QueryArgs{}.Add("page", strconv.Itoa(page.Number)).Add("per_page", strconv.Itoa(page.Size)),
+	q.args = append(endpoint.QueryArgs{}.Add("page", strconv.Itoa(page.Number)).Add("per_page", strconv.Itoa(page.Size)),
 		q.args...)
 	events, total, err := q.on(store).ListEvents(q.scopes, page)
 	if err != nil {
@@ -133,19 +135,19 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 	site := ec.Site(c)
 	shaper := ec.shaper(site, Viewer{User: user}).rememberingAt(c.Request.Context())
 	out := EventList{Events: make([]EventRecord, len(events)),
-		eventListTail: eventListTail{Total: total, TotalPages: TotalPages(total, page.Size)}}
+		eventListTail: eventListTail{Total: total, TotalPages: endpoint.TotalPages(total, page.Size)}}
 	for i := range events {
 		out.Events[i] = shaper.listRecord(&events[i])
 	}
 	links := pageLinks(site.Root+"/events/", q.args, page.Number, out.TotalPages)
 	out.RestURL, out.NextRestURL, out.PreviousRestURL = links.Self, links.Next, links.Previous
-	SetListHeaders(c, total, out.TotalPages, links)
+	endpoint.SetListHeaders(c, total, out.TotalPages, links)
 	return writeOwnJSON(c, http.StatusOK, out)
 }
 
 // eventListQuery turns the filters into scopes and echoed arguments, in the order rest_url lists them after
-// page and per_page (reference §2.1), and reports every bad parameter at once. A new filter adds its scope with
-// q.add and echoes its arguments where the reference lists them.
+// page and per_page, and reports every bad parameter at once. A new filter adds its scope with
+// q.add and echoes its arguments where The Events Calendar lists them.
 func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters, user *models.User,
 	now time.Time) (*eventQuery, error) {
 	q := &eventQuery{scopes: []models.Scope{models.EventsListed(), models.EventsVisibleTo(user)}}
@@ -237,7 +239,7 @@ func addLinkFilters(q *eventQuery, in *EventFilters, refs models.ListRefIDs) {
 	}
 	for _, f := range []struct {
 		name  string
-		param Opt[[]int64]
+		param endpoint.Opt[[]int64]
 		ids   []uint64
 		scope func([]uint64) models.Scope
 	}{
@@ -258,8 +260,8 @@ func pairsVenuesAndCategories(in *EventFilters, refs models.ListRefIDs) bool {
 }
 
 // addTermFilters applies categories and tags (IDs or slugs): events with any of the categories (or their
-// descendants) and any of the tags; addLinkFilters applies categories along with a venue filter. Unlike the
-// reference, rest_url echoes them, so that its next and previous links keep the filter.
+// descendants) and any of the tags; addLinkFilters applies categories along with a venue filter. Unlike The Events
+// Calendar, rest_url echoes them, so that its next and previous links keep the filter.
 func addTermFilters(q *eventQuery, in *EventFilters, refs models.ListRefIDs) {
 	categories := models.EventsInCategories
 	if pairsVenuesAndCategories(in, refs) {
@@ -267,7 +269,7 @@ func addTermFilters(q *eventQuery, in *EventFilters, refs models.ListRefIDs) {
 	}
 	for _, f := range []struct {
 		name  string
-		param Opt[[]string]
+		param endpoint.Opt[[]string]
 		ids   []uint64
 		scope func([]uint64) models.Scope
 	}{
@@ -283,8 +285,8 @@ func addTermFilters(q *eventQuery, in *EventFilters, refs models.ListRefIDs) {
 	}
 }
 
-// addFlagFilter applies a boolean filter and echoes it as 1 or 0, as the reference echoes featured.
-func addFlagFilter(q *eventQuery, name string, flag Opt[bool], scope func(bool) models.Scope) {
+// addFlagFilter applies a boolean filter and echoes it as 1 or 0, as The Events Calendar echoes featured.
+func addFlagFilter(q *eventQuery, name string, flag endpoint.Opt[bool], scope func(bool) models.Scope) {
 	if !flag.Set {
 		return
 	}
@@ -296,9 +298,9 @@ func addFlagFilter(q *eventQuery, name string, flag Opt[bool], scope func(bool) 
 	q.args = q.args.Add(name, value)
 }
 
-// listStatuses checks the status filter (reference §5.4) and returns its effective value: exactly publish for
+// listStatuses checks the status filter and returns its effective value: exactly publish for
 // callers who cannot edit events; any known statuses (or any) for those who can; by default publish or any.
-func listStatuses(status Opt[[]string], user *models.User) (string, error) {
+func listStatuses(status endpoint.Opt[[]string], user *models.User) (string, error) {
 	if !user.CanSeeAllStatuses() {
 		if status.Set && (len(status.V) != 1 || status.V[0] != models.StatusPublish) {
 			return models.StatusPublish, errors.New("only published events may be listed without edit rights")
@@ -345,7 +347,7 @@ func dedupe(list []string) []string {
 	return out
 }
 
-// checkListParent verifies that post_parent names an event the caller may read (reference §4.2: else 400).
+// checkListParent verifies that post_parent names an event the caller may read (else 400).
 func checkListParent(store *models.Store, id int64, user *models.User) error {
 	if id <= 0 {
 		return errors.New("must be the ID of an event")
@@ -389,7 +391,7 @@ var eventBoundParams = []string{"start_date", "end_date", "starts_before", "star
 // second; the default window (start_date or end_date absent, and no starts_*/ends_* bound) on the site's day;
 // absolute bounds on nothing.
 func (ec *EventController) ListClock(c *gin.Context) string {
-	p, err := RequestParams(c)
+	p, err := endpoint.RequestParams(c)
 	if err != nil {
 		return ClockSecond(c)
 	}
@@ -424,8 +426,8 @@ func (ec *EventController) isAbsoluteDate(raw any) bool {
 		return false
 	}
 	base := time.Date(2000, 1, 1, 12, 0, 0, 0, time.UTC)
-	a, errA := ParseDate(s, base, ec.Config.Timezone)
-	b, errB := ParseDate(s, base.Add(time.Second), ec.Config.Timezone)
-	c, errC := ParseDate(s, base.AddDate(1, 2, 3), ec.Config.Timezone)
+	a, errA := input.ParseDate(s, base, ec.Config.Timezone)
+	b, errB := input.ParseDate(s, base.Add(time.Second), ec.Config.Timezone)
+	c, errC := input.ParseDate(s, base.AddDate(1, 2, 3), ec.Config.Timezone)
 	return errA == nil && errB == nil && errC == nil && a.Equal(b) && a.Equal(c)
 }

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"net/url"
 	"strings"
+
+	"calendar/controllers/endpoint"
+	"calendar/controllers/input"
 )
 
 // DateParam is a date parameter as sent: text, or a Unix timestamp as a JSON number. The handler parses it with
@@ -14,13 +17,13 @@ type DateParam struct{ Text string }
 // DecodeParam accepts a string or an integer JSON number.
 func (d *DateParam) DecodeParam(raw any) error {
 	if n, ok := raw.(json.Number); ok {
-		if _, err := DecodeInt(n); err != nil {
+		if _, err := endpoint.DecodeInt(n); err != nil {
 			return errors.New("must be a date (text or a Unix timestamp)")
 		}
 		d.Text = n.String()
 		return nil
 	}
-	s, err := DecodeString(raw)
+	s, err := endpoint.DecodeString(raw)
 	if err != nil {
 		return errors.New("must be a date (text or a Unix timestamp)")
 	}
@@ -28,9 +31,9 @@ func (d *DateParam) DecodeParam(raw any) error {
 	return nil
 }
 
-// ParamSchema describes a date: text in one of API.md §3's forms, or a Unix timestamp.
-func (DateParam) ParamSchema() Schema {
-	return Schema{OneOf: []Schema{{Type: "string"}, {Type: "integer"}}}
+// ParamSchema describes a date: text in one of the accepted forms, or a Unix timestamp.
+func (DateParam) ParamSchema() endpoint.Schema {
+	return endpoint.Schema{OneOf: []endpoint.Schema{{Type: "string"}, {Type: "integer"}}}
 }
 
 // isWebURL tells whether s is an absolute http or https URL with a host.
@@ -40,12 +43,12 @@ func isWebURL(s string) bool {
 		!strings.ContainsAny(s, " \t\r\n")
 }
 
-// CostParam is an event's cost as sent (reference §9.6): text, a number, or a list of them.
-type CostParam struct{ Cost Cost }
+// CostParam is an event's cost as sent: text, a number, or a list of them.
+type CostParam struct{ Cost input.Cost }
 
 // DecodeParam parses the cost with ParseCost.
 func (p *CostParam) DecodeParam(raw any) error {
-	c, err := ParseCost(raw)
+	c, err := input.ParseCost(raw)
 	if err != nil {
 		return err
 	}
@@ -54,9 +57,9 @@ func (p *CostParam) DecodeParam(raw any) error {
 }
 
 // ParamSchema describes a cost.
-func (CostParam) ParamSchema() Schema {
-	return Schema{OneOf: []Schema{{Type: "string"}, {Type: "number"},
-		{Type: "array", Items: &Schema{OneOf: []Schema{{Type: "string"}, {Type: "number"}}}}}}
+func (CostParam) ParamSchema() endpoint.Schema {
+	return endpoint.Schema{OneOf: []endpoint.Schema{{Type: "string"}, {Type: "number"},
+		{Type: "array", Items: &endpoint.Schema{OneOf: []endpoint.Schema{{Type: "string"}, {Type: "number"}}}}}}
 }
 
 // ParentParam is an event's parent as sent: an event ID, or 0 or "" for none.
@@ -67,7 +70,7 @@ func (p *ParentParam) DecodeParam(raw any) error {
 	if s, ok := raw.(string); ok && strings.TrimSpace(s) == "" {
 		return nil
 	}
-	n, err := DecodeInt(raw)
+	n, err := endpoint.DecodeInt(raw)
 	if err != nil || n < 0 {
 		return errors.New("must be the ID of an event, or 0 for none")
 	}
@@ -76,10 +79,10 @@ func (p *ParentParam) DecodeParam(raw any) error {
 }
 
 // ParamSchema describes a parent reference.
-func (ParentParam) ParamSchema() Schema { return Schema{Type: "integer"} }
+func (ParentParam) ParamSchema() endpoint.Schema { return endpoint.Schema{Type: "integer"} }
 
 // LinksParam is a linked-record parameter (venue, organizer, categories, tags) kept raw: each has its own
-// grammar of IDs, names, CSV and inline objects (API.md §7), resolved inside the write transaction.
+// grammar of IDs, names, CSV and inline objects, resolved inside the write transaction.
 type LinksParam struct{ Raw any }
 
 // DecodeParam keeps the raw value.
@@ -89,9 +92,9 @@ func (p *LinksParam) DecodeParam(raw any) error {
 }
 
 // ParamSchema describes a list of references: IDs, names or objects, as a list or a single value.
-func (LinksParam) ParamSchema() Schema {
-	item := Schema{OneOf: []Schema{{Type: "integer"}, {Type: "string"}, {Type: "object"}}}
-	return Schema{OneOf: []Schema{{Type: "array", Items: &item}, {Type: "integer"}, {Type: "string"}, {Type: "object"}}}
+func (LinksParam) ParamSchema() endpoint.Schema {
+	item := endpoint.Schema{OneOf: []endpoint.Schema{{Type: "integer"}, {Type: "string"}, {Type: "object"}}}
+	return endpoint.Schema{OneOf: []endpoint.Schema{{Type: "array", Items: &item}, {Type: "integer"}, {Type: "string"}, {Type: "object"}}}
 }
 
 // isEmptyLinks tells whether a raw links value asks for no links: null, "", 0, [] or a list of such values.

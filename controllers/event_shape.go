@@ -9,63 +9,64 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
-// EventRecord is an event as the API returns it: reference §1.1's fields in its order, plus `ticketed` and
-// `parent` (API.md §8). Fields that redaction nulls (reference §1.6) are pointers. Its JSON (MarshalJSON) is its
+// EventRecord is an event as the API returns it: The Events Calendar's event fields in their order, plus
+// `ticketed` and `parent`. Fields that redaction nulls are pointers. Its JSON (MarshalJSON) is its
 // own fields, then the linked records, each written as its JSON shape or spliced in when it is JSON already.
 type EventRecord struct {
 	eventFields
 	Categories []any
 	Tags       []any
-	// Venue is the venue object when the event has one, [] when none, an array when several (API.md §4).
+	// Venue is the venue object when the event has one, [] when none, an array when several.
 	Venue        any
 	Organizer    []any
 	CustomFields []any
-	// JSONLD is schema.org data, on single reads only (reference §11.3).
+	// JSONLD is schema.org data, on single reads only.
 	JSONLD any
 }
 
-// eventFields are an event record's own fields, up to parent, in reference order.
+// eventFields are an event record's own fields, up to parent, in The Events Calendar's order.
 type eventFields struct {
-	ID                  uint64      `json:"id"`
-	GlobalID            string      `json:"global_id"`
-	GlobalIDLineage     []string    `json:"global_id_lineage"`
-	Author              string      `json:"author"`
-	Status              string      `json:"status"`
-	Date                string      `json:"date"`
-	DateUTC             string      `json:"date_utc"`
-	Modified            string      `json:"modified"`
-	ModifiedUTC         string      `json:"modified_utc"`
-	URL                 string      `json:"url"`
-	RestURL             string      `json:"rest_url"`
-	Title               string      `json:"title"`
-	Description         string      `json:"description"`
-	Excerpt             string      `json:"excerpt"`
-	Slug                string      `json:"slug"`
-	Image               any         `json:"image"`
-	AllDay              *bool       `json:"all_day"`
-	StartDate           string      `json:"start_date"`
-	StartDateDetails    DateDetails `json:"start_date_details"`
-	EndDate             string      `json:"end_date"`
-	EndDateDetails      DateDetails `json:"end_date_details"`
-	UTCStartDate        string      `json:"utc_start_date"`
-	UTCStartDateDetails DateDetails `json:"utc_start_date_details"`
-	UTCEndDate          string      `json:"utc_end_date"`
-	UTCEndDateDetails   DateDetails `json:"utc_end_date_details"`
-	Timezone            string      `json:"timezone"`
-	TimezoneAbbr        string      `json:"timezone_abbr"`
-	Cost                string      `json:"cost"`
-	CostDetails         CostDetails `json:"cost_details"`
-	Website             string      `json:"website"`
-	ShowMap             *bool       `json:"show_map"`
-	ShowMapLink         *bool       `json:"show_map_link"`
-	HideFromListings    *bool       `json:"hide_from_listings"`
-	Sticky              *bool       `json:"sticky"`
-	Featured            *bool       `json:"featured"`
-	Ticketed            *bool       `json:"ticketed"`
-	Parent              uint64      `json:"parent"`
+	ID                  uint64            `json:"id"`
+	GlobalID            string            `json:"global_id"`
+	GlobalIDLineage     []string          `json:"global_id_lineage"`
+	Author              string            `json:"author"`
+	Status              string            `json:"status"`
+	Date                string            `json:"date"`
+	DateUTC             string            `json:"date_utc"`
+	Modified            string            `json:"modified"`
+	ModifiedUTC         string            `json:"modified_utc"`
+	URL                 string            `json:"url"`
+	RestURL             string            `json:"rest_url"`
+	Title               string            `json:"title"`
+	Description         string            `json:"description"`
+	Excerpt             string            `json:"excerpt"`
+	Slug                string            `json:"slug"`
+	Image               any               `json:"image"`
+	AllDay              *bool             `json:"all_day"`
+	StartDate           string            `json:"start_date"`
+	StartDateDetails    DateDetails       `json:"start_date_details"`
+	EndDate             string            `json:"end_date"`
+	EndDateDetails      DateDetails       `json:"end_date_details"`
+	UTCStartDate        string            `json:"utc_start_date"`
+	UTCStartDateDetails DateDetails       `json:"utc_start_date_details"`
+	UTCEndDate          string            `json:"utc_end_date"`
+	UTCEndDateDetails   DateDetails       `json:"utc_end_date_details"`
+	Timezone            string            `json:"timezone"`
+	TimezoneAbbr        string            `json:"timezone_abbr"`
+	Cost                string            `json:"cost"`
+	CostDetails         input.CostDetails `json:"cost_details"`
+	Website             string            `json:"website"`
+	ShowMap             *bool             `json:"show_map"`
+	ShowMapLink         *bool             `json:"show_map_link"`
+	HideFromListings    *bool             `json:"hide_from_listings"`
+	Sticky              *bool             `json:"sticky"`
+	Featured            *bool             `json:"featured"`
+	Ticketed            *bool             `json:"ticketed"`
+	Parent              uint64            `json:"parent"`
 }
 
 // MarshalJSON writes the record as appendJSON does.
@@ -222,7 +223,7 @@ func (ec *EventController) shaper(site Site, viewer Viewer) eventShaper {
 	return eventShaper{app: ec.App, site: site, viewer: viewer}
 }
 
-// URL is the event's public page (API.md §1: {site}/event/{slug}/).
+// URL is the event's public page: {site}/event/{slug}/.
 func (s eventShaper) URL(e *models.Event) string { return s.site.Home + "/event/" + e.Slug + "/" }
 
 // RestURL is the event's address in the API.
@@ -231,7 +232,7 @@ func (s eventShaper) RestURL(e *models.Event) string {
 }
 
 // record maps e to its API shape. single adds json_ld (not for password-protected events); redaction applies to protected events the viewer may not
-// see in full (reference §1.6), which only happens in lists.
+// see in full, which only happens in lists.
 func (s eventShaper) record(e *models.Event, single bool) EventRecord {
 	siteLoc := s.app.Config.Timezone
 	loc := eventLocation(e.Timezone)
@@ -321,14 +322,14 @@ func (s eventShaper) record(e *models.Event, single bool) EventRecord {
 		r.Venue = venues
 	}
 	if single && !e.HasPassword() {
-		// Search engines get nothing of a protected event, as the reference's JSON-LD skips protected posts.
+		// Search engines get nothing of a protected event, as The Events Calendar's JSON-LD skips protected posts.
 		r.JSONLD = s.jsonLD(e, &r)
 	}
 	return r
 }
 
 // mayBypassPassword tells whether the viewer sees e in full although it is protected: editors of the event never
-// need its password (API.md §6), others need to have sent it.
+// need its password, others need to have sent it.
 func (s eventShaper) mayBypassPassword(e *models.Event) bool {
 	return !e.HasPassword() || s.viewer.User.CanEdit(e.Owned()) || s.viewer.unlocks(e.Password)
 }
@@ -342,21 +343,21 @@ func (s eventShaper) listRecord(e *models.Event) EventRecord {
 	return r
 }
 
-// redactEvent blanks what reference §1.6 hides of a protected event: title, slug, dates and URLs stay visible.
+// redactEvent blanks what a list hides of a protected event: title, slug, dates and URLs stay visible.
 func redactEvent(r *EventRecord) {
 	r.Description, r.Excerpt, r.Cost, r.Website = "", "", "", ""
 	r.Image = false
 	r.AllDay, r.ShowMap, r.ShowMapLink, r.HideFromListings, r.Sticky, r.Featured, r.Ticketed =
 		nil, nil, nil, nil, nil, nil, nil
-	r.CostDetails = RedactedCostDetails()
+	r.CostDetails = input.RedactedCostDetails()
 	r.Categories, r.Tags, r.Venue, r.Organizer, r.CustomFields = []any{}, []any{}, []any{}, []any{}, []any{}
 }
 
 func boolPtr(b bool) *bool { return &b }
 
 // storedCost reads the cost column: a JSON array of the values the user gave, "" for none.
-func storedCost(s string) Cost {
-	var c Cost
+func storedCost(s string) input.Cost {
+	var c input.Cost
 	if s != "" {
 		_ = json.Unmarshal([]byte(s), &c.Values)
 	}
@@ -364,7 +365,7 @@ func storedCost(s string) Cost {
 }
 
 // costColumn is how a cost is stored: its values as a JSON array, "" for none.
-func costColumn(c Cost) string {
+func costColumn(c input.Cost) string {
 	if len(c.Values) == 0 {
 		return ""
 	}
@@ -381,7 +382,7 @@ func eventLocation(name string) *time.Location {
 	if loc, ok := locations.Load(name); ok {
 		return loc.(*time.Location)
 	}
-	loc, _, err := ParseTimezone(name)
+	loc, _, err := input.ParseTimezone(name)
 	if err != nil {
 		loc = time.UTC
 	}
@@ -389,7 +390,7 @@ func eventLocation(name string) *time.Location {
 	return loc
 }
 
-// eventJSONLD is the schema.org Event of a single read (reference §11.3, the captures' field order).
+// eventJSONLD is the schema.org Event of a single read (the captures' field order).
 type eventJSONLD struct {
 	Context             string       `json:"@context"`
 	Type                string       `json:"@type"`
@@ -421,15 +422,15 @@ type offerJSONLD struct {
 // isoLayout is ISO 8601 with the offset, as JSON-LD dates are written.
 const isoLayout = "2006-01-02T15:04:05-07:00"
 
-// defaultCurrencyCode is the reference's priceCurrency when the cost names no ISO currency.
+// defaultCurrencyCode is The Events Calendar's priceCurrency when the cost names no ISO currency.
 const defaultCurrencyCode = "USD"
 
 // jsonLD describes e for search engines. The description is plain text: the excerpt, else the description.
 func (s eventShaper) jsonLD(e *models.Event, r *EventRecord) eventJSONLD {
 	loc := eventLocation(e.Timezone)
-	description := PlainText(e.Excerpt)
+	description := input.PlainText(e.Excerpt)
 	if description == "" {
-		description = PlainText(e.Description)
+		description = input.PlainText(e.Description)
 	}
 	ld := eventJSONLD{
 		Context: "http://schema.org", Type: "Event", Name: e.Title, Description: description, URL: r.URL,
@@ -467,8 +468,8 @@ func (s eventShaper) venueJSONLD(e *models.Event) any {
 	return withoutLDContext(s.app.VenueJSONLD(s.site, v, linkedProtected(v.Linked(), s.viewer)))
 }
 
-// organizerJSONLD is the organizer of the event's JSON-LD: its first organizer as a schema.org Person (reference
-// §11.3), reduced like venueJSONLD.
+// organizerJSONLD is the organizer of the event's JSON-LD: its first organizer as a schema.org Person, reduced
+// like venueJSONLD.
 func (s eventShaper) organizerJSONLD(e *models.Event) any {
 	if len(e.Organizers) == 0 {
 		return nil
@@ -478,7 +479,7 @@ func (s eventShaper) organizerJSONLD(e *models.Event) any {
 }
 
 // embeddedJSONLD drops the @context of the json_ld of a venue or organizer shown inside an event: the event's
-// own JSON-LD carries it, and the reference's embedded records have none.
+// own JSON-LD carries it, and The Events Calendar's embedded records have none.
 func embeddedJSONLD(shape any) any {
 	m, ok := shape.(orderedMap)
 	if !ok {

@@ -6,46 +6,48 @@ import (
 	"strings"
 	"time"
 
+	"calendar/controllers/endpoint"
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
-// EventFields are the writable fields of an event (seed §2, API.md §8), the same for create and every update
+// EventFields are the writable fields of an event, the same for create and every update
 // method. On update an omitted field (or one sent as JSON null) is unchanged, except the clearable ones (cost,
 // website, image, parent and the links), which null clears.
 type EventFields struct {
-	Title            Opt[string]      `param:"title" doc:"The event title, plain text (tags are removed)."`
-	Description      Opt[string]      `param:"description" doc:"The event description, HTML (sanitised against an allow-list)."`
-	Slug             Opt[string]      `param:"slug" doc:"The event slug; generated from the title when absent, made unique with -2, -3, …"`
-	Excerpt          Opt[string]      `param:"excerpt" doc:"The event excerpt, HTML (sanitised against an allow-list)."`
-	Status           Opt[string]      `param:"status" enum:"publish,future,draft,pending,private,trash" doc:"The event status. Users who cannot publish get pending for publish or future. An update without status keeps it; an update with a status restores a trashed event. trash is only valid on update (it moves the event to the trash)."`
-	Author           Opt[int64]       `param:"author" doc:"The ID of the event's author; defaults to the current user. Only editors and administrators may name another user."`
-	Date             Opt[DateParam]   `param:"date" doc:"The publication date, read in the request's timezone or the site timezone."`
-	DateUTC          Opt[DateParam]   `param:"date_utc" doc:"The publication date in UTC; wins over date when both are sent."`
-	Timezone         Opt[string]      `param:"timezone" doc:"The event timezone: an IANA name (America/New_York), UTC, or an offset such as UTC+2 or UTC-5:30. Defaults to the site timezone."`
-	AllDay           Opt[bool]        `param:"all_day" doc:"Whether the event lasts all day: its start becomes 00:00:00 of the start day and its end 23:59:59 of the end day."`
-	StartDate        Opt[DateParam]   `param:"start_date" doc:"The start: YYYY-MM-DD HH:MM[:SS], YYYY-MM-DDTHH:MM[:SS], RFC 3339, YYYY-MM-DD, a Unix timestamp, or a relative form (now, today, tomorrow 9am, next wednesday 4pm, +5 days, -1 month, 2018-01-01 4pm). Naive text is read in the timezone of the request, else of the event (on update), else of the site."`
-	EndDate          Opt[DateParam]   `param:"end_date" doc:"The end, in the forms start_date accepts; not before the start."`
-	Image            Opt[ImageRef]    `param:"image" doc:"The featured image: the ID of a known image, or an http(s) URL recorded as an image on first use. \"\", 0 or null removes it."`
-	Cost             Opt[CostParam]   `param:"cost" doc:"The cost: text (\"20$\", \"€15\", \"Free\", \"10-20\") or a list of values; null or \"\" removes it."`
-	Website          Opt[string]      `param:"website" doc:"The event website, an http(s) URL; \"\" or null removes it (the event's page is shown instead)."`
-	ShowMap          Opt[bool]        `param:"show_map" doc:"Whether to show a map."`
-	ShowMapLink      Opt[bool]        `param:"show_map_link" doc:"Whether to show a map link."`
-	HideFromListings Opt[bool]        `param:"hide_from_listings" doc:"Whether to hide the event from listings (it is never listed, but stays readable)."`
-	Sticky           Opt[bool]        `param:"sticky" doc:"Whether the event is sticky in calendar views."`
-	Featured         Opt[bool]        `param:"featured" doc:"Whether the event is featured."`
-	Ticketed         Opt[bool]        `param:"ticketed" default:"false" doc:"Whether the event has tickets."`
-	Parent           Opt[ParentParam] `param:"parent" doc:"The ID of the parent event (not the event itself or one of its descendants); 0, \"\" or null for none."`
-	Categories       Opt[LinksParam]  `param:"categories" doc:"Event categories: IDs, names or slugs, as a list or CSV; unknown names are created, unknown IDs are rejected. Replaces the event's categories; [] removes all."`
-	Tags             Opt[LinksParam]  `param:"tags" doc:"Event tags: IDs, names or slugs, as a list or CSV; unknown names are created, unknown IDs are rejected. Replaces the event's tags; [] removes all."`
-	Venue            Opt[LinksParam]  `param:"venue" doc:"Venues: IDs, CSV of IDs, {\"id\": N}, inline venue objects (created with the event), or a mix. Replaces the event's venues; 0, \"\", [] or null removes them."`
-	Organizer        Opt[LinksParam]  `param:"organizer" doc:"Organizers, in order: IDs, CSV of IDs, {\"id\": N}, inline organizer objects (created with the event), or a mix. Replaces the event's organizers; [] removes all."`
+	Title            endpoint.Opt[string]      `param:"title" doc:"The event title, plain text (tags are removed)."`
+	Description      endpoint.Opt[string]      `param:"description" doc:"The event description, HTML (sanitised against an allow-list)."`
+	Slug             endpoint.Opt[string]      `param:"slug" doc:"The event slug; generated from the title when absent, made unique with -2, -3, …"`
+	Excerpt          endpoint.Opt[string]      `param:"excerpt" doc:"The event excerpt, HTML (sanitised against an allow-list)."`
+	Status           endpoint.Opt[string]      `param:"status" enum:"publish,future,draft,pending,private,trash" doc:"The event status. Users who cannot publish get pending for publish or future. An update without status keeps it; an update with a status restores a trashed event. trash is only valid on update (it moves the event to the trash)."`
+	Author           endpoint.Opt[int64]       `param:"author" doc:"The ID of the event's author; defaults to the current user. Only editors and administrators may name another user."`
+	Date             endpoint.Opt[DateParam]   `param:"date" doc:"The publication date, read in the request's timezone or the site timezone."`
+	DateUTC          endpoint.Opt[DateParam]   `param:"date_utc" doc:"The publication date in UTC; wins over date when both are sent."`
+	Timezone         endpoint.Opt[string]      `param:"timezone" doc:"The event timezone: an IANA name (America/New_York), UTC, or an offset such as UTC+2 or UTC-5:30. Defaults to the site timezone."`
+	AllDay           endpoint.Opt[bool]        `param:"all_day" doc:"Whether the event lasts all day: its start becomes 00:00:00 of the start day and its end 23:59:59 of the end day."`
+	StartDate        endpoint.Opt[DateParam]   `param:"start_date" doc:"The start: YYYY-MM-DD HH:MM[:SS], YYYY-MM-DDTHH:MM[:SS], RFC 3339, YYYY-MM-DD, a Unix timestamp, or a relative form (now, today, tomorrow 9am, next wednesday 4pm, +5 days, -1 month, 2018-01-01 4pm). Naive text is read in the timezone of the request, else of the event (on update), else of the site."`
+	EndDate          endpoint.Opt[DateParam]   `param:"end_date" doc:"The end, in the forms start_date accepts; not before the start."`
+	Image            endpoint.Opt[ImageRef]    `param:"image" doc:"The featured image: the ID of a known image, or an http(s) URL recorded as an image on first use. \"\", 0 or null removes it."`
+	Cost             endpoint.Opt[CostParam]   `param:"cost" doc:"The cost: text (\"20$\", \"€15\", \"Free\", \"10-20\") or a list of values; null or \"\" removes it."`
+	Website          endpoint.Opt[string]      `param:"website" doc:"The event website, an http(s) URL; \"\" or null removes it (the event's page is shown instead)."`
+	ShowMap          endpoint.Opt[bool]        `param:"show_map" doc:"Whether to show a map."`
+	ShowMapLink      endpoint.Opt[bool]        `param:"show_map_link" doc:"Whether to show a map link."`
+	HideFromListings endpoint.Opt[bool]        `param:"hide_from_listings" doc:"Whether to hide the event from listings (it is never listed, but stays readable)."`
+	Sticky           endpoint.Opt[bool]        `param:"sticky" doc:"Whether the event is sticky in calendar views."`
+	Featured         endpoint.Opt[bool]        `param:"featured" doc:"Whether the event is featured."`
+	Ticketed         endpoint.Opt[bool]        `param:"ticketed" default:"false" doc:"Whether the event has tickets."`
+	Parent           endpoint.Opt[ParentParam] `param:"parent" doc:"The ID of the parent event (not the event itself or one of its descendants); 0, \"\" or null for none."`
+	Categories       endpoint.Opt[LinksParam]  `param:"categories" doc:"Event categories: IDs, names or slugs, as a list or CSV; unknown names are created, unknown IDs are rejected. Replaces the event's categories; [] removes all."`
+	Tags             endpoint.Opt[LinksParam]  `param:"tags" doc:"Event tags: IDs, names or slugs, as a list or CSV; unknown names are created, unknown IDs are rejected. Replaces the event's tags; [] removes all."`
+	Venue            endpoint.Opt[LinksParam]  `param:"venue" doc:"Venues: IDs, CSV of IDs, {\"id\": N}, inline venue objects (created with the event), or a mix. Replaces the event's venues; 0, \"\", [] or null removes them."`
+	Organizer        endpoint.Opt[LinksParam]  `param:"organizer" doc:"Organizers, in order: IDs, CSV of IDs, {\"id\": N}, inline organizer objects (created with the event), or a mix. Replaces the event's organizers; [] removes all."`
 }
 
 // eventWrite is a validated write: the fields as they apply to an event, once the transaction has found it.
 type eventWrite struct {
 	ctx      context.Context
 	in       *EventFields
-	password Opt[string]
+	password endpoint.Opt[string]
 	user     *models.User
 	now      time.Time
 	creating bool
@@ -63,11 +65,11 @@ type eventLinks struct {
 }
 
 // checkEventFields validates what needs no database and reports every bad parameter in one error, before the
-// record is looked up (reference §0.2: validation answers before permissions).
+// record is looked up: validation answers before permissions.
 func (ec *EventController) checkEventFields(w *eventWrite) error {
 	in := w.in
 	invalid := map[string]string{}
-	if in.Title.Set && PlainText(in.Title.V) == "" {
+	if in.Title.Set && input.PlainText(in.Title.V) == "" {
 		invalid["title"] = "must not be empty"
 	}
 	if in.Slug.Set {
@@ -91,14 +93,14 @@ func (ec *EventController) checkEventFields(w *eventWrite) error {
 		invalid["author"] = "must be the ID of an existing user"
 	}
 	if in.Timezone.Set {
-		if _, _, err := ParseTimezone(in.Timezone.V); err != nil {
+		if _, _, err := input.ParseTimezone(in.Timezone.V); err != nil {
 			invalid["timezone"] = err.Error()
 		}
 	}
-	for name, d := range map[string]Opt[DateParam]{"start_date": in.StartDate, "end_date": in.EndDate,
+	for name, d := range map[string]endpoint.Opt[DateParam]{"start_date": in.StartDate, "end_date": in.EndDate,
 		"date": in.Date, "date_utc": in.DateUTC} {
 		if d.Set {
-			if _, err := ParseDate(d.V.Text, w.now, time.UTC); err != nil {
+			if _, err := input.ParseDate(d.V.Text, w.now, time.UTC); err != nil {
 				invalid[name] = err.Error()
 			}
 		}
@@ -107,13 +109,13 @@ func (ec *EventController) checkEventFields(w *eventWrite) error {
 		invalid["website"] = "must be an http or https URL"
 	}
 	if in.Image.Set && in.Image.V.URL != "" && !w.user.CanPublish() {
-		// Reference §9.7: adding an image by URL needs upload_files, which contributors lack.
+		// Adding an image by URL needs upload_files, which contributors lack.
 		invalid["image"] = "only users who can publish may add images by URL; use the ID of a known image"
 	}
 	if w.password.Set && len(w.password.V) > 255 {
 		invalid["password"] = "must be at most 255 characters long"
 	}
-	for name, terms := range map[string]Opt[LinksParam]{"categories": in.Categories, "tags": in.Tags} {
+	for name, terms := range map[string]endpoint.Opt[LinksParam]{"categories": in.Categories, "tags": in.Tags} {
 		if _, err := termRefs(terms); err != nil {
 			invalid[name] = err.Error()
 		}
@@ -127,7 +129,7 @@ func (ec *EventController) checkEventFields(w *eventWrite) error {
 // eventSlugBase is the slug generated from the title sent (for an update that asks for a fresh slug without a
 // title, the caller falls back to the stored title).
 func eventSlugBase(in *EventFields) string {
-	return models.Slugify(PlainText(in.Title.V), "event")
+	return models.Slugify(input.PlainText(in.Title.V), "event")
 }
 
 // applyEventWrite changes e as w asks, inside the transaction tx: dates, fields, status, then what needs the
@@ -161,13 +163,13 @@ func (ec *EventController) applyEventWrite(tx *models.Store, e *models.Event, w 
 // applyEventText sets the text fields, cost and website.
 func (ec *EventController) applyEventText(e *models.Event, in *EventFields) {
 	if in.Title.Set {
-		e.Title = PlainText(in.Title.V)
+		e.Title = input.PlainText(in.Title.V)
 	}
 	if in.Description.Set {
-		e.Description = SanitizeHTML(in.Description.V)
+		e.Description = input.SanitizeHTML(in.Description.V)
 	}
 	if in.Excerpt.Set {
-		e.Excerpt = SanitizeHTML(in.Excerpt.V)
+		e.Excerpt = input.SanitizeHTML(in.Excerpt.V)
 	}
 	if in.Cost.Set || in.Cost.Null {
 		e.Cost = costColumn(in.Cost.V.Cost)
@@ -180,7 +182,7 @@ func (ec *EventController) applyEventText(e *models.Event, in *EventFields) {
 // applyEventFlags sets the presentation flags that were sent.
 func (ec *EventController) applyEventFlags(e *models.Event, in *EventFields) {
 	for _, f := range []struct {
-		opt Opt[bool]
+		opt endpoint.Opt[bool]
 		dst *bool
 	}{
 		{in.ShowMap, &e.ShowMap}, {in.ShowMapLink, &e.ShowMapLink}, {in.HideFromListings, &e.HideFromListings},
@@ -192,7 +194,7 @@ func (ec *EventController) applyEventFlags(e *models.Event, in *EventFields) {
 	}
 }
 
-// applyEventStatus applies the scale-back rule (reference §6.2) to the status sent, and moves the event into or
+// applyEventStatus applies the scale-back rule to the status sent, and moves the event into or
 // out of the trash: a trashed event remembers its status, which decides permissions on it.
 func (ec *EventController) applyEventStatus(e *models.Event, w *eventWrite) {
 	status := w.user.ScaleBackStatus(w.in.Status.V, e.Status, w.creating)
@@ -306,7 +308,7 @@ func (ec *EventController) applyEventSlug(tx *models.Store, e *models.Event, w *
 	return nil
 }
 
-// applyEventDates sets the timezone, the start and end, all_day and the publication date (API.md §3). Naive text
+// applyEventDates sets the timezone, the start and end, all_day and the publication date. Naive text
 // is read in the timezone sent, else the event's (on update), else the site's. Sending one of start and end keeps
 // the other; all_day snaps both to whole days in the event's timezone; the end may not be before the start.
 func (ec *EventController) applyEventDates(e *models.Event, w *eventWrite, invalid map[string]string) {
@@ -316,7 +318,7 @@ func (ec *EventController) applyEventDates(e *models.Event, w *eventWrite, inval
 		loc, name = eventLocation(e.Timezone), e.Timezone
 	}
 	if in.Timezone.Set {
-		if l, n, err := ParseTimezone(in.Timezone.V); err == nil {
+		if l, n, err := input.ParseTimezone(in.Timezone.V); err == nil {
 			if !w.creating && n != e.Timezone {
 				// A new zone keeps the wall clock: the event still starts at 10:00, now in the new zone.
 				e.StartUTC, e.EndUTC = sameWallClock(e.StartUTC, loc, l), sameWallClock(e.EndUTC, loc, l)
@@ -327,12 +329,12 @@ func (ec *EventController) applyEventDates(e *models.Event, w *eventWrite, inval
 	e.Timezone = name
 	start, end := e.StartUTC, e.EndUTC
 	if in.StartDate.Set {
-		if t, err := ParseDate(in.StartDate.V.Text, w.now, loc); err == nil {
+		if t, err := input.ParseDate(in.StartDate.V.Text, w.now, loc); err == nil {
 			start = t
 		}
 	}
 	if in.EndDate.Set {
-		if t, err := ParseDate(in.EndDate.V.Text, w.now, loc); err == nil {
+		if t, err := input.ParseDate(in.EndDate.V.Text, w.now, loc); err == nil {
 			end = t
 		}
 	}
@@ -351,7 +353,7 @@ func (ec *EventController) applyEventDates(e *models.Event, w *eventWrite, inval
 		}
 	}
 	e.StartUTC, e.EndUTC = start, end
-	e.TimezoneAbbr = TimezoneAbbr(loc, name, start)
+	e.TimezoneAbbr = input.TimezoneAbbr(loc, name, start)
 	ec.applyPublicationDate(e, w, loc)
 }
 
@@ -365,11 +367,11 @@ func (ec *EventController) applyPublicationDate(e *models.Event, w *eventWrite, 
 	}
 	switch {
 	case in.DateUTC.Set:
-		if t, err := ParseDate(in.DateUTC.V.Text, w.now, time.UTC); err == nil {
+		if t, err := input.ParseDate(in.DateUTC.V.Text, w.now, time.UTC); err == nil {
 			e.PublishedAt = t.UTC().Truncate(time.Second)
 		}
 	case in.Date.Set:
-		if t, err := ParseDate(in.Date.V.Text, w.now, loc); err == nil {
+		if t, err := input.ParseDate(in.Date.V.Text, w.now, loc); err == nil {
 			e.PublishedAt = t.UTC().Truncate(time.Second)
 		}
 	case w.creating:
@@ -409,14 +411,14 @@ func collectInvalid(invalid map[string]string, err error) error {
 }
 
 // termRefs reads a categories or tags parameter: IDs, names or slugs, as a list or CSV; null, "" and [] are none.
-func termRefs(p Opt[LinksParam]) ([]string, error) {
+func termRefs(p endpoint.Opt[LinksParam]) ([]string, error) {
 	if !p.Set || isEmptyLinks(p.V.Raw) {
 		return []string{}, nil
 	}
-	return DecodeStringList(p.V.Raw)
+	return endpoint.DecodeStringList(p.V.Raw)
 }
 
-// resolveEventLinks turns the venue, organizer, categories and tags sent into IDs (API.md §7): inline venues and
+// resolveEventLinks turns the venue, organizer, categories and tags sent into IDs: inline venues and
 // organizers are created, unknown category and tag names too, in the write's transaction. JSON null counts as
 // empty: it removes the links.
 func (ec *EventController) resolveEventLinks(tx *models.Store, _ *models.Event, w *eventWrite, invalid map[string]string) error {
@@ -427,7 +429,7 @@ func (ec *EventController) resolveEventLinks(tx *models.Store, _ *models.Event, 
 	}
 	w.found = found
 	resolvers := []struct {
-		param Opt[LinksParam]
+		param endpoint.Opt[LinksParam]
 		dst   *[]uint64
 		fn    func() ([]uint64, error)
 	}{

@@ -7,6 +7,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/endpoint"
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
@@ -15,20 +17,20 @@ type EventController struct{ *App }
 
 // EventIDPath is the {id} of /events/{id}.
 type EventIDPath struct {
-	ID Opt[int64] `param:"id" in:"path" doc:"The event ID."`
+	ID endpoint.Opt[int64] `param:"id" in:"path" doc:"The event ID."`
 }
 
 // EventSlugPath is the {slug} of /events/by-slug/{slug}.
 type EventSlugPath struct {
-	Slug Opt[string] `param:"slug" in:"path" doc:"The event slug."`
+	Slug endpoint.Opt[string] `param:"slug" in:"path" doc:"The event slug."`
 }
 
 // EventPassword is the password parameter of reads and deletes: it unlocks a protected event.
 type EventPassword struct {
-	Password Opt[string] `param:"password" validate:"omitempty,max=255" doc:"The event's password, for a password-protected event (editors of the event do not need it); not empty."`
+	Password endpoint.Opt[string] `param:"password" validate:"omitempty,max=255" doc:"The event's password, for a password-protected event (editors of the event do not need it); not empty."`
 }
 
-// check refuses an empty password (reference §5.4: it must be a non-empty string).
+// check refuses an empty password: it must be a non-empty string.
 func (p EventPassword) check() error {
 	if p.Password.Set && p.Password.V == "" {
 		return models.InvalidParam("password", "must not be empty")
@@ -51,7 +53,7 @@ type EventReadBySlug struct {
 // EventDeleteParams are the parameters of DELETE beside the path.
 type EventDeleteParams struct {
 	EventPassword
-	Force Opt[bool] `param:"force" default:"false" doc:"Delete permanently instead of moving to the trash."`
+	Force endpoint.Opt[bool] `param:"force" default:"false" doc:"Delete permanently instead of moving to the trash."`
 }
 
 // EventDeleteByID holds the parameters of DELETE /events/{id}.
@@ -69,13 +71,13 @@ type EventDeleteBySlug struct {
 // EventCreate holds the parameters of POST /events.
 type EventCreate struct {
 	EventFields
-	Password Opt[string] `param:"password" doc:"A password that protects the event (\"\" for none)."`
+	Password endpoint.Opt[string] `param:"password" doc:"A password that protects the event (\"\" for none)."`
 }
 
 // EventUpdateParams are the parameters of an update beside the path.
 type EventUpdateParams struct {
 	EventFields
-	Password Opt[string] `param:"password" doc:"Sets the event's password; \"\" removes it. Only users who can edit the event may change it."`
+	Password endpoint.Opt[string] `param:"password" doc:"Sets the event's password; \"\" removes it. Only users who can edit the event may change it."`
 }
 
 // EventUpdateByID holds the parameters of POST, PUT and PATCH /events/{id}.
@@ -97,7 +99,7 @@ type eventRef struct {
 }
 
 func (p EventIDPath) ref(c *gin.Context) (eventRef, error) {
-	if !isDigits(c.Param("id")) {
+	if !input.IsDigits(c.Param("id")) {
 		return eventRef{}, models.NoRoute()
 	}
 	return eventRef{id: uint64(p.ID.V)}, nil
@@ -105,7 +107,7 @@ func (p EventIDPath) ref(c *gin.Context) (eventRef, error) {
 
 func (p EventSlugPath) ref(*gin.Context) (eventRef, error) { return eventRef{slug: p.Slug.V}, nil }
 
-// find looks the event up; an unknown ID or slug is 404 rest-event-not-found (API.md §5).
+// find looks the event up; an unknown ID or slug is 404 rest-event-not-found.
 func (r eventRef) find(s *models.Store) (*models.Event, error) {
 	var e *models.Event
 	var err error
@@ -142,7 +144,7 @@ func reload(tx *models.Store, id uint64) (*models.Event, error) {
 }
 
 // lockFor looks the event up for changing it in a transaction, and refuses callers that may not change it
-// (403) once it is known to exist (404 first, reference §5.3).
+// (403) once it is known to exist (404 first).
 func (r eventRef) lockFor(tx *models.Store, may func(models.Owned) bool) (*models.Event, error) {
 	e, err := r.lock(tx)
 	if err == nil && !may(e.Owned()) {
@@ -182,7 +184,7 @@ func (ec *EventController) ReadByID(c *gin.Context, in *EventReadByID) error {
 }
 
 // readWith checks the parameters of a read by ID and answers it with read.
-func (in *EventReadByID) readWith(c *gin.Context, read func(*gin.Context, eventRef, Opt[string]) error) error {
+func (in *EventReadByID) readWith(c *gin.Context, read func(*gin.Context, eventRef, endpoint.Opt[string]) error) error {
 	ref, err := in.ref(c)
 	if err != nil {
 		return err
@@ -203,7 +205,7 @@ func (ec *EventController) ReadBySlug(c *gin.Context, in *EventReadBySlug) error
 }
 
 // read answers a single read (GET /events/{id}, /events/by-slug/{slug}) with the event and its Last-Modified.
-func (ec *EventController) read(c *gin.Context, ref eventRef, password Opt[string]) error {
+func (ec *EventController) read(c *gin.Context, ref eventRef, password endpoint.Opt[string]) error {
 	e, shaper, err := ec.readable(c, ref, password)
 	if err != nil {
 		return err
@@ -216,11 +218,11 @@ func (ec *EventController) read(c *gin.Context, ref eventRef, password Opt[strin
 	return writeEvent(c, http.StatusOK, record)
 }
 
-// readable finds the event of a single read after the reference's checks, in its order (§5.4, API.md §5–6): the
+// readable finds the event of a single read after the read checks, in this order: the
 // event exists (404), is not in the trash unless the caller edits it (403 event-no-longer-available), may be read
 // (403 event-not-accessible), and is unlocked (403 event-password-protected). It returns the event with its links
 // and the shaper for the caller.
-func (ec *EventController) readable(c *gin.Context, ref eventRef, password Opt[string]) (*models.Event, eventShaper, error) {
+func (ec *EventController) readable(c *gin.Context, ref eventRef, password endpoint.Opt[string]) (*models.Event, eventShaper, error) {
 	store := ec.Store.WithContext(c.Request.Context())
 	e, err := ref.find(store)
 	if err != nil {
@@ -361,8 +363,8 @@ func (ec *EventController) UpdateBySlug(c *gin.Context, in *EventUpdateBySlug) e
 	return ec.update(c, ref, &in.EventUpdateParams)
 }
 
-// update changes the fields sent and keeps the others (API.md §7). The caller needs edit rights on the event
-// (reference §5.3, applied to the by-slug routes too: §12 #8), and delete rights to send status trash.
+// update changes the fields sent and keeps the others. The caller needs edit rights on the event
+// (on the by-slug routes too), and delete rights to send status trash.
 func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateParams) error {
 	user := models.UserFrom(c.Request.Context())
 	w := &eventWrite{ctx: c.Request.Context(), in: &in.EventFields, password: in.Password, user: user, now: time.Now()}

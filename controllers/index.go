@@ -2,26 +2,26 @@ package controllers
 
 import (
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"calendar/config"
+	"calendar/controllers/endpoint"
 	"calendar/models"
 )
 
-// IndexController serves the namespace index (reference §3.1), built from the same route table as the router.
+// IndexController serves the namespace index, built from the same route table as the router.
 type IndexController struct {
 	*App
 	// Routes is the route table; set by package routes once the table is built.
-	Routes []Route
+	Routes []endpoint.Route
 }
 
 // IndexInput holds the parameters of GET /.
 type IndexInput struct {
-	Namespace Opt[string] `param:"namespace" default:"calendar/events/v1" doc:"The namespace to describe; only calendar/events/v1 exists."`
-	Context   Opt[string] `param:"context" default:"view" enum:"view,embed,edit" doc:"Scope under which the request is made; determines the fields present in the response."`
+	Namespace endpoint.Opt[string] `param:"namespace" default:"calendar/events/v1" doc:"The namespace to describe; only calendar/events/v1 exists."`
+	Context   endpoint.Opt[string] `param:"context" default:"view" enum:"view,embed,edit" doc:"Scope under which the request is made; determines the fields present in the response."`
 }
 
 // Index handles GET / (the namespace root).
@@ -32,7 +32,7 @@ func (ic *IndexController) Index(c *gin.Context, in *IndexInput) error {
 	site := ic.Site(c)
 	routes := make(orderedMap, 0, len(ic.Routes))
 	for _, r := range ic.Routes {
-		routes = append(routes, orderedEntry{Key: "/" + config.Namespace + RegexPath(r.Path), Value: ic.describeRoute(site, r)})
+		routes = append(routes, orderedEntry{Key: "/" + config.Namespace + endpoint.RegexPath(r.Path), Value: ic.describeRoute(site, r)})
 	}
 	c.JSON(http.StatusOK, orderedMap{
 		{"namespace", config.Namespace},
@@ -42,7 +42,7 @@ func (ic *IndexController) Index(c *gin.Context, in *IndexInput) error {
 	return nil
 }
 
-func (ic *IndexController) describeRoute(site Site, r Route) orderedMap {
+func (ic *IndexController) describeRoute(site Site, r endpoint.Route) orderedMap {
 	var methods []string
 	endpoints := make([]gin.H, 0, len(r.Endpoints))
 	for _, e := range r.Endpoints {
@@ -62,7 +62,7 @@ func (ic *IndexController) describeRoute(site Site, r Route) orderedMap {
 
 // indexArgs maps parameter names to their schemas; an endpoint without parameters has "args": [], as WordPress
 // writes an empty PHP array (capture 01_GET_root).
-func indexArgs(args []Arg) any {
+func indexArgs(args []endpoint.Arg) any {
 	if len(args) == 0 {
 		return []any{}
 	}
@@ -73,7 +73,7 @@ func indexArgs(args []Arg) any {
 	return out
 }
 
-func indexArg(a Arg) orderedMap {
+func indexArg(a endpoint.Arg) orderedMap {
 	out := orderedMap{}
 	if a.Default != nil {
 		out = append(out, orderedEntry{"default", a.Default})
@@ -97,24 +97,4 @@ func indexArg(a Arg) orderedMap {
 		out = append(out, orderedEntry{"oneOf", a.Schema.OneOf})
 	}
 	return append(out, orderedEntry{"required", a.Required})
-}
-
-// RegexPath turns a route table path into the WordPress route pattern the index uses as its key:
-// "/events/:id" → "/events/(?P<id>\d+)", "/events/by-slug/:slug" → "/events/by-slug/(?P<slug>[^/]+)",
-// "/events/:id.ics" → "/events/(?P<id>\d+)\.ics", "/events.ics" → "/events\.ics".
-func RegexPath(path string) string {
-	parts := strings.Split(strings.TrimSuffix(path, "/"), "/")
-	for i, p := range parts {
-		if !strings.HasPrefix(p, ":") {
-			parts[i] = regexp.QuoteMeta(p)
-			continue
-		}
-		name, suffix := SplitParam(p[1:])
-		pattern := `[^/]+`
-		if name == "id" {
-			pattern = `\d+`
-		}
-		parts[i] = "(?P<" + name + ">" + pattern + ")" + regexp.QuoteMeta(suffix)
-	}
-	return strings.Join(parts, "/")
 }

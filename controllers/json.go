@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 )
 
-// orderedMap is a JSON object that keeps its keys in the order given: the reference emits fields in a fixed
+// orderedMap is a JSON object that keeps its keys in the order given: The Events Calendar emits fields in a fixed
 // order, and people reading responses (and golden files) rely on it.
 type orderedMap []orderedEntry
 

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -17,26 +16,28 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/endpoint"
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
-// This file holds what venues and organizers (the reference's "linked posts") share: parameters, the create,
+// This file holds what venues and organizers (The Events Calendar's "linked posts") share: parameters, the create,
 // read, update, delete and list flows, the duplicate rule, redaction, and the resolution of the venue and
 // organizer parameters of event writes. venues.go and organizers.go add what is their own.
 
-// LinkedInput holds the parameters venues and organizers share on create and update (seed §2).
+// LinkedInput holds the parameters venues and organizers share on create and update.
 type LinkedInput struct {
-	Description Opt[string]   `param:"description" doc:"HTML description, sanitised against an allow-list; \"\" clears it."`
-	Excerpt     Opt[string]   `param:"excerpt" doc:"HTML excerpt, sanitised against an allow-list; \"\" clears it."`
-	Status      Opt[string]   `param:"status" enum:"publish,future,draft,pending,private" validate:"omitempty,oneof=publish future draft pending private" doc:"Post status. Users who cannot publish get pending instead of publish or future; a create without a status is publish (draft for them); an update without one keeps the current status, and one with a status restores a trashed record. DELETE moves a record to the trash."`
-	Author      Opt[int64]    `param:"author" validate:"omitempty,gt=0" doc:"ID of the author (an existing user; others than yourself need editor rights). Defaults to the caller."`
-	Date        Opt[dateText] `param:"date" doc:"Publication date in the site time zone (any accepted date form, or a Unix timestamp). Defaults to now."`
-	DateUTC     Opt[dateText] `param:"date_utc" doc:"Publication date in UTC; wins over date when both are given."`
-	Image       Opt[ImageRef] `param:"image" doc:"Featured image: the ID of a known image, or an http(s) URL (recorded as an image on first use, nothing is downloaded); \"\" or 0 removes it."`
-	Password    Opt[string]   `param:"password" validate:"omitempty,max=255" doc:"Protects the record: callers who cannot edit it see its details only with this password. \"\" removes it. Never returned."`
+	Description endpoint.Opt[string]   `param:"description" doc:"HTML description, sanitised against an allow-list; \"\" clears it."`
+	Excerpt     endpoint.Opt[string]   `param:"excerpt" doc:"HTML excerpt, sanitised against an allow-list; \"\" clears it."`
+	Status      endpoint.Opt[string]   `param:"status" enum:"publish,future,draft,pending,private" validate:"omitempty,oneof=publish future draft pending private" doc:"Post status. Users who cannot publish get pending instead of publish or future; a create without a status is publish (draft for them); an update without one keeps the current status, and one with a status restores a trashed record. DELETE moves a record to the trash."`
+	Author      endpoint.Opt[int64]    `param:"author" validate:"omitempty,gt=0" doc:"ID of the author (an existing user; others than yourself need editor rights). Defaults to the caller."`
+	Date        endpoint.Opt[dateText] `param:"date" doc:"Publication date in the site time zone (any accepted date form, or a Unix timestamp). Defaults to now."`
+	DateUTC     endpoint.Opt[dateText] `param:"date_utc" doc:"Publication date in UTC; wins over date when both are given."`
+	Image       endpoint.Opt[ImageRef] `param:"image" doc:"Featured image: the ID of a known image, or an http(s) URL (recorded as an image on first use, nothing is downloaded); \"\" or 0 removes it."`
+	Password    endpoint.Opt[string]   `param:"password" validate:"omitempty,max=255" doc:"Protects the record: callers who cannot edit it see its details only with this password. \"\" removes it. Never returned."`
 }
 
-// ImageRef is the image parameter (API.md §7): a known image ID, an http(s) URL, or empty to remove the image.
+// ImageRef is the image parameter: a known image ID, an http(s) URL, or empty to remove the image.
 type ImageRef struct {
 	Clear bool
 	ID    uint64
@@ -65,7 +66,7 @@ func (r *ImageRef) DecodeParam(raw any) error {
 		case s == "":
 			*r = ImageRef{Clear: true}
 			return nil
-		case isDigits(s):
+		case input.IsDigits(s):
 			return r.setID(s)
 		}
 		u, err := url.Parse(s)
@@ -90,19 +91,19 @@ func (r *ImageRef) setID(s string) error {
 
 // parseRecordID reads a record ID: digits within the range of the database's BIGINT columns.
 func parseRecordID(s string) (uint64, error) {
-	if !isDigits(s) {
-		return 0, errNotInteger
+	if !input.IsDigits(s) {
+		return 0, endpoint.ErrNotInteger
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return 0, errNotInteger
+		return 0, endpoint.ErrNotInteger
 	}
 	return uint64(n), nil
 }
 
 // ParamSchema describes the image parameter: an integer ID or a URL.
-func (ImageRef) ParamSchema() Schema {
-	return Schema{OneOf: []Schema{{Type: "integer"}, {Type: "string", Format: "uri"}}}
+func (ImageRef) ParamSchema() endpoint.Schema {
+	return endpoint.Schema{OneOf: []endpoint.Schema{{Type: "integer"}, {Type: "string", Format: "uri"}}}
 }
 
 // imageExtension is the lower-case extension of a URL's path ("png"), or "" when it has none that looks like one.
@@ -129,7 +130,7 @@ func (a *App) ResolveImage(tx *models.Store, param string, ref ImageRef) (*model
 	return img, err
 }
 
-// dateText is a date parameter as sent: a string, or a JSON number holding a Unix timestamp (API.md §3).
+// dateText is a date parameter as sent: a string, or a JSON number holding a Unix timestamp.
 type dateText string
 
 // DecodeParam accepts a string or an integer JSON number.
@@ -141,34 +142,34 @@ func (d *dateText) DecodeParam(raw any) error {
 		*d = dateText(n.String())
 		return nil
 	}
-	s, err := DecodeString(raw)
+	s, err := endpoint.DecodeString(raw)
 	*d = dateText(s)
 	return err
 }
 
 // ParamSchema describes a date: a string in an accepted form, or a Unix timestamp.
-func (dateText) ParamSchema() Schema {
-	return Schema{OneOf: []Schema{{Type: "string"}, {Type: "integer"}}}
+func (dateText) ParamSchema() endpoint.Schema {
+	return endpoint.Schema{OneOf: []endpoint.Schema{{Type: "string"}, {Type: "integer"}}}
 }
 
-// mapFlag is a boolean parameter where "" also means false, as the reference reads show_map and show_map_link.
+// mapFlag is a boolean parameter where "" also means false, as The Events Calendar reads show_map and show_map_link.
 type mapFlag bool
 
-// DecodeParam reads the boolean forms of API.md §2, or "".
+// DecodeParam reads the boolean forms of endpoint.DecodeBool, or "".
 func (f *mapFlag) DecodeParam(raw any) error {
 	if s, ok := raw.(string); ok && strings.TrimSpace(s) == "" {
 		*f = false
 		return nil
 	}
-	b, err := DecodeBool(raw)
+	b, err := endpoint.DecodeBool(raw)
 	*f = mapFlag(b)
 	return err
 }
 
 // ParamSchema describes the flag as a boolean.
-func (mapFlag) ParamSchema() Schema { return Schema{Type: "boolean"} }
+func (mapFlag) ParamSchema() endpoint.Schema { return endpoint.Schema{Type: "boolean"} }
 
-// linkedPathID is the {id} of an item path: digits only (anything else is 404 rest_no_route, API.md §5).
+// linkedPathID is the {id} of an item path: digits only (anything else is 404 rest_no_route).
 type linkedPathID uint64
 
 // DecodeParam accepts a string of digits within uint64.
@@ -180,16 +181,16 @@ func (id *linkedPathID) DecodeParam(raw any) error {
 }
 
 // ParamSchema describes the ID as an integer.
-func (linkedPathID) ParamSchema() Schema { return Schema{Type: "integer"} }
+func (linkedPathID) ParamSchema() endpoint.Schema { return endpoint.Schema{Type: "integer"} }
 
 // LinkedByID addresses one venue or organizer by ID.
 type LinkedByID struct {
-	ID Opt[linkedPathID] `param:"id" in:"path" doc:"Numeric ID of the record."`
+	ID endpoint.Opt[linkedPathID] `param:"id" in:"path" doc:"Numeric ID of the record."`
 }
 
 // LinkedBySlug addresses one venue or organizer by slug.
 type LinkedBySlug struct {
-	Slug Opt[string] `param:"slug" in:"path" doc:"Slug of the record."`
+	Slug endpoint.Opt[string] `param:"slug" in:"path" doc:"Slug of the record."`
 }
 
 // linkedRef is an item path's address: an ID or a slug.
@@ -203,7 +204,7 @@ func (r LinkedBySlug) ref() linkedRef { return linkedRef{slug: r.Slug.V} }
 
 // linkedReadParams are the parameters of a single read.
 type linkedReadParams struct {
-	Password Opt[string] `param:"password" doc:"The record's password: without it, callers who cannot edit a protected record see it redacted."`
+	Password endpoint.Opt[string] `param:"password" doc:"The record's password: without it, callers who cannot edit a protected record see it redacted."`
 }
 
 // LinkedRead is GET /venues/{id} and /organizers/{id}.
@@ -220,7 +221,7 @@ type LinkedReadBySlug struct {
 
 // linkedDeleteParams are the parameters of a delete.
 type linkedDeleteParams struct {
-	Force Opt[bool] `param:"force" default:"false" doc:"Delete permanently (also from the trash) instead of moving the record to the trash."`
+	Force endpoint.Opt[bool] `param:"force" default:"false" doc:"Delete permanently (also from the trash) instead of moving the record to the trash."`
 }
 
 // LinkedDelete is DELETE /venues/{id} and /organizers/{id}.
@@ -235,14 +236,14 @@ type LinkedDeleteBySlug struct {
 	linkedDeleteParams
 }
 
-// LinkedList holds the parameters of GET /venues and GET /organizers (seed §4, reference §8.2).
+// LinkedList holds the parameters of GET /venues and GET /organizers.
 type LinkedList struct {
-	Paging
-	Search           Opt[string]   `param:"search" validate:"omitempty,max=1000" doc:"Words (fragments of letters, digits and hyphens) that must all appear, ignoring case, in one of the searched fields."`
-	Event            Opt[int64]    `param:"event" validate:"omitempty,gt=0" doc:"Only records linked to this event (which must exist)."`
-	HasEvents        Opt[bool]     `param:"has_events" doc:"true: only records linked to at least one event that is not a draft, pending or trashed; false: only the others."`
-	OnlyWithUpcoming Opt[bool]     `param:"only_with_upcoming" default:"false" doc:"true: only records linked to an event you may see that has not started yet; false: no filter."`
-	Status           Opt[[]string] `param:"status" doc:"Statuses to list (a list or CSV; any = every status but trash). Callers who cannot edit records may only ask for publish."`
+	endpoint.Paging
+	Search           endpoint.Opt[string]   `param:"search" validate:"omitempty,max=1000" doc:"Words (fragments of letters, digits and hyphens) that must all appear, ignoring case, in one of the searched fields."`
+	Event            endpoint.Opt[int64]    `param:"event" validate:"omitempty,gt=0" doc:"Only records linked to this event (which must exist)."`
+	HasEvents        endpoint.Opt[bool]     `param:"has_events" doc:"true: only records linked to at least one event that is not a draft, pending or trashed; false: only the others."`
+	OnlyWithUpcoming endpoint.Opt[bool]     `param:"only_with_upcoming" default:"false" doc:"true: only records linked to an event you may see that has not started yet; false: no filter."`
+	Status           endpoint.Opt[[]string] `param:"status" doc:"Statuses to list (a list or CSV; any = every status but trash). Callers who cannot edit records may only ask for publish."`
 }
 
 // linkedKind is what differs between the venue and organizer endpoints; the flows below serve both.
@@ -250,7 +251,7 @@ type linkedKind[T any, P models.LinkedRecord[T], In any] struct {
 	name   string // the name parameter and singular noun: "venue"
 	plural string // "venues"
 	// parts returns the name parameter and the shared parameters of an input.
-	parts func(in *In) (*Opt[string], *LinkedInput)
+	parts func(in *In) (*endpoint.Opt[string], *LinkedInput)
 	// prepare sets the kind's defaults on a new record.
 	prepare func(rec *T)
 	// apply writes the kind's own parameters into rec; bad values go into invalid.
@@ -340,7 +341,7 @@ func (k *linkedKind[T, P, In]) create(a *App, c *gin.Context, in *In) error {
 	return nil
 }
 
-// insert creates a record from in inside tx, or returns an existing one that is identical to it (API.md §7: the
+// insert creates a record from in inside tx, or returns an existing one that is identical to it (the
 // same name ignoring case, and the same value for every parameter sent, among the records user may read that are
 // not in the trash). created tells which.
 func (k *linkedKind[T, P, In]) insert(a *App, tx *models.Store, user *models.User, in *In) (*T, bool, error) {
@@ -359,7 +360,7 @@ func (k *linkedKind[T, P, In]) insert(a *App, tx *models.Store, user *models.Use
 	if err != nil {
 		return nil, false, err
 	}
-	sent := sentParams(in)
+	sent := endpoint.Sent(in)
 	want := k.allValues(a, rec)
 	_, common := k.parts(in)
 	for i := range candidates {
@@ -389,9 +390,9 @@ func (k *linkedKind[T, P, In]) assign(a *App, tx *models.Store, user *models.Use
 // assignLinked writes the shared parameters into f. Bad values go into invalid; database failures and a
 // forbidden author are returned.
 func (a *App) assignLinked(tx *models.Store, user *models.User, f models.LinkedFields, nameParam string,
-	name *Opt[string], in *LinkedInput, creating bool, invalid map[string]string) error {
+	name *endpoint.Opt[string], in *LinkedInput, creating bool, invalid map[string]string) error {
 	if name.Set {
-		if n := PlainText(name.V); n != "" {
+		if n := input.PlainText(name.V); n != "" {
 			*f.Name = n
 		} else {
 			invalid[nameParam] = "must not be empty"
@@ -434,9 +435,9 @@ func (a *App) assignLinked(tx *models.Store, user *models.User, f models.LinkedF
 	return nil
 }
 
-func setHTML(dst *string, in Opt[string]) {
+func setHTML(dst *string, in endpoint.Opt[string]) {
 	if in.Set {
-		*dst = SanitizeHTML(in.V)
+		*dst = input.SanitizeHTML(in.V)
 	}
 }
 
@@ -444,13 +445,13 @@ func setHTML(dst *string, in Opt[string]) {
 func (a *App) assignPublished(f models.LinkedFields, in *LinkedInput, invalid map[string]string) {
 	for _, d := range []struct {
 		param string
-		value Opt[dateText]
+		value endpoint.Opt[dateText]
 		loc   *time.Location
 	}{{"date", in.Date, a.Config.Timezone}, {"date_utc", in.DateUTC, time.UTC}} {
 		if !d.value.Set {
 			continue
 		}
-		t, err := ParseDate(string(d.value.V), time.Now(), d.loc)
+		t, err := input.ParseDate(string(d.value.V), time.Now(), d.loc)
 		if err != nil {
 			invalid[d.param] = "must be a date: " + err.Error()
 			continue
@@ -498,7 +499,7 @@ func uint64OrZero(p *uint64) uint64 {
 
 // samePassword tells whether a stored password is the one sent, when one was sent: passwords are stored salted,
 // so they are compared through the key derivation, not as values.
-func samePassword(stored string, sent Opt[string], params map[string]bool) bool {
+func samePassword(stored string, sent endpoint.Opt[string], params map[string]bool) bool {
 	if !params["password"] {
 		return true
 	}
@@ -516,30 +517,6 @@ func sameValues(a, b map[string]any, sent map[string]bool) bool {
 		}
 	}
 	return true
-}
-
-// sentParams names the parameters of a request struct that were sent, as values or as JSON null.
-func sentParams(in any) map[string]bool {
-	sent := map[string]bool{}
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		t := v.Type()
-		for i := 0; i < t.NumField(); i++ {
-			sf := t.Field(i)
-			name := sf.Tag.Get("param")
-			if name == "" {
-				if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
-					walk(v.Field(i))
-				}
-				continue
-			}
-			if f := v.Field(i); f.FieldByName("Set").Bool() || f.FieldByName("Null").Bool() {
-				sent[name] = true
-			}
-		}
-	}
-	walk(reflect.ValueOf(in).Elem())
-	return sent
 }
 
 // update handles POST, PUT and PATCH on /{kind}/{id} and /{kind}/by-slug/{slug}: omitted parameters are
@@ -612,10 +589,10 @@ func (k *linkedKind[T, P, In]) remove(a *App, c *gin.Context, ref linkedRef, for
 var editableStatuses = []string{models.StatusPublish, models.StatusFuture, models.StatusDraft, models.StatusPending,
 	models.StatusPrivate}
 
-// linkedListStatuses applies reference §5.4: callers who can edit records see every status but trash by default
+// linkedListStatuses applies the list visibility rule: callers who can edit records see every status but trash by default
 // and may ask for any statuses; everyone else sees, and may only ask for, publish. It returns the statuses and the
 // value rest_url echoes.
-func linkedListStatuses(user *models.User, param Opt[[]string]) ([]string, string, error) {
+func linkedListStatuses(user *models.User, param endpoint.Opt[[]string]) ([]string, string, error) {
 	if !param.Set {
 		if user.CanSeeAllStatuses() {
 			return editableStatuses, "any", nil
@@ -643,7 +620,7 @@ func linkedListStatuses(user *models.User, param Opt[[]string]) ([]string, strin
 	return statuses, strings.Join(param.V, ","), nil
 }
 
-// searchFragments splits a search the way the reference does (reference §8.2): on anything that is not a letter,
+// searchFragments splits a search the way The Events Calendar does: on anything that is not a letter,
 // a digit or a hyphen.
 var searchSeparators = regexp.MustCompile(`[^\p{L}\p{N}-]+`)
 
@@ -666,7 +643,7 @@ func searchFragments(s string) ([]string, error) {
 	return frags, nil
 }
 
-// list handles GET /{kind}: newest first, the envelope and headers of reference §2.2, and 404
+// list handles GET /{kind}: newest first, the list envelope and paging headers, and 404
 // *-archive-page-not-found past the last page.
 func (k *linkedKind[T, P, In]) list(a *App, c *gin.Context, in *LinkedList) error {
 	ctx := c.Request.Context()
@@ -680,7 +657,7 @@ func (k *linkedKind[T, P, In]) list(a *App, c *gin.Context, in *LinkedList) erro
 	filter := models.LinkedFilter{Statuses: statuses, Viewer: user}
 	// hidden: the event filter names an event whose links the caller may not see; the list is empty.
 	hidden := false
-	args := QueryArgs{}.Add("page", strconv.Itoa(page.Number)).Add("per_page", strconv.Itoa(page.Size))
+	args := endpoint.QueryArgs{}.Add("page", strconv.Itoa(page.Number)).Add("per_page", strconv.Itoa(page.Size))
 	if in.Search.Set {
 		if filter.Search, err = searchFragments(in.Search.V); err != nil {
 			return err
@@ -727,7 +704,7 @@ func (k *linkedKind[T, P, In]) list(a *App, c *gin.Context, in *LinkedList) erro
 	for i := range recs {
 		items[i] = k.shape(a, site, &recs[i], Viewer{User: user}, false)
 	}
-	totalPages := TotalPages(total, page.Size)
+	totalPages := endpoint.TotalPages(total, page.Size)
 	links := pageLinks(site.Root+"/"+k.plural+"/", args, page.Number, totalPages)
 	body := orderedMap{{k.plural, items}, {"rest_url", links.Self}}
 	if links.Next != "" {
@@ -737,15 +714,15 @@ func (k *linkedKind[T, P, In]) list(a *App, c *gin.Context, in *LinkedList) erro
 		body = append(body, orderedEntry{"previous_rest_url", links.Previous})
 	}
 	body = append(body, orderedEntry{"total", total}, orderedEntry{"total_pages", totalPages})
-	SetListHeaders(c, total, totalPages, links)
+	endpoint.SetListHeaders(c, total, totalPages, links)
 	c.JSON(http.StatusOK, body)
 	return nil
 }
 
-// pageLinks builds a list's navigation URLs as the reference does (reference §2.1): next and previous move page
+// pageLinks builds a list's navigation URLs as The Events Calendar does: next and previous move page
 // to the end of the query, and the previous link of page 2 is the list without a page.
-func pageLinks(base string, args QueryArgs, page, totalPages int) ListLinks {
-	links := ListLinks{Self: args.URL(base)}
+func pageLinks(base string, args endpoint.QueryArgs, page, totalPages int) endpoint.ListLinks {
+	links := endpoint.ListLinks{Self: args.URL(base)}
 	if page < totalPages {
 		links.Next = args.WithPage(page + 1).URL(base)
 	}
@@ -763,8 +740,8 @@ func pageLinks(base string, args QueryArgs, page, totalPages int) ListLinks {
 	return links
 }
 
-// shapeBuilder writes a record's fields in order, omitting empty ones (reference §1.2: array_filter) and blanking
-// the details of a redacted record (reference §1.6).
+// shapeBuilder writes a record's fields in order, omitting empty ones (as PHP's array_filter does) and blanking
+// the details of a redacted record.
 type shapeBuilder struct {
 	m      orderedMap
 	redact bool
@@ -792,7 +769,7 @@ func linkedProtected(f models.LinkedFields, viewer Viewer) bool {
 	return !viewer.unlocks(*f.Password)
 }
 
-// linkedHead starts a record's shape with the fields both kinds open with (reference §1.2, §1.3): id to image.
+// linkedHead starts a record's shape with the fields both kinds open with: id to image.
 func (a *App) linkedHead(site Site, f models.LinkedFields, name string, viewer Viewer) *shapeBuilder {
 	b := &shapeBuilder{redact: linkedProtected(f, viewer)}
 	loc := a.Config.Timezone
@@ -828,10 +805,10 @@ func (b *shapeBuilder) linkedTail(site Site, id uint64) orderedMap {
 	return b.m
 }
 
-// linkedURL is the public page of a venue or organizer (API.md §1): {site}/venue/{slug}/.
+// linkedURL is the public page of a venue or organizer: {site}/venue/{slug}/.
 func linkedURL(site Site, name, slug string) string { return site.Home + "/" + name + "/" + slug + "/" }
 
-// linkedJSONLD starts a schema.org object (reference §11.3) in the captures' order: context, type, name,
+// linkedJSONLD starts a schema.org object in the captures' order: context, type, name,
 // description (the text of the excerpt, else of the description) and public page. A redacted record shows no
 // description.
 func linkedJSONLD(typ string, f models.LinkedFields, url string, redacted bool) orderedMap {
@@ -841,7 +818,7 @@ func linkedJSONLD(typ string, f models.LinkedFields, url string, redacted bool) 
 		if *f.Excerpt != "" {
 			description = *f.Excerpt
 		}
-		ld = append(ld, orderedEntry{"description", PlainText(description)})
+		ld = append(ld, orderedEntry{"description", input.PlainText(description)})
 	}
 	return append(ld, orderedEntry{"url", url})
 }
@@ -855,7 +832,7 @@ func ldText(m orderedMap, key, v string) orderedMap {
 }
 
 // resolveLinked turns the raw venue or organizer parameter of an event write into record IDs, in order and
-// without repeats (API.md §7, reference §9.2): IDs, CSV of IDs, {"id": N}, inline data objects (created in tx like
+// without repeats: IDs, CSV of IDs, {"id": N}, inline data objects (created in tx like
 // POST /{kind}, with the duplicate rule), or a list mixing them. 0, "", [] and null mean none.
 // found holds the records of the IDs when an earlier read (models.FindEventRefs) looked them up, else nil.
 func (k *linkedKind[T, P, In]) resolve(a *App, tx *models.Store, user *models.User, raw any, found *models.FoundRefs) ([]uint64, error) {
@@ -878,7 +855,7 @@ func (k *linkedKind[T, P, In]) resolve(a *App, tx *models.Store, user *models.Us
 		names := make([]string, 0, len(inputs))
 		for _, in := range inputs {
 			name, _ := k.parts(in)
-			names = append(names, PlainText(name.V))
+			names = append(names, input.PlainText(name.V))
 		}
 		if err := models.LockLinkedNames[T, P](tx, names...); err != nil {
 			return nil, err
@@ -937,7 +914,7 @@ func (k *linkedKind[T, P, In]) linkedItems(raw any, top bool) ([]linkedItem, err
 		return items, nil
 	case map[string]any:
 		if rawID, ok := v["id"]; ok {
-			id, err := DecodeInt(rawID)
+			id, err := endpoint.DecodeInt(rawID)
 			if err != nil || id <= 0 {
 				return nil, fmt.Errorf("{\"id\": …} must hold a positive %s ID", k.name)
 			}
@@ -948,8 +925,8 @@ func (k *linkedKind[T, P, In]) linkedItems(raw any, top bool) ([]linkedItem, err
 		if !top {
 			return nil, bad
 		}
-		if len(v) > maxListItems {
-			return nil, fmt.Errorf("must have at most %d items", maxListItems)
+		if len(v) > endpoint.MaxListItems {
+			return nil, fmt.Errorf("must have at most %d items", endpoint.MaxListItems)
 		}
 		var items []linkedItem
 		for _, elem := range v {
@@ -1019,21 +996,11 @@ func (k *linkedKind[T, P, In]) bindInline(items []linkedItem) ([]*In, error) {
 		if it.data == nil {
 			continue
 		}
-		in := new(In)
-		p := &Params{values: it.data}
-		invalid := map[string]string{}
-		if err := bindFields(nil, p, reflect.ValueOf(in).Elem(), invalid); err != nil {
-			return nil, err
-		}
-		if !p.Has(k.name) {
+		if v, ok := it.data[k.name]; !ok || v == nil {
 			return nil, models.InvalidParam(k.name, fmt.Sprintf("%s data needs a %q (the name)", k.name, k.name))
 		}
-		for name, reason := range validateStruct(in) {
-			if _, seen := invalid[name]; !seen {
-				invalid[name] = reason
-			}
-		}
-		if len(invalid) > 0 {
+		in := new(In)
+		if invalid := endpoint.BindObject(it.data, in); len(invalid) > 0 {
 			return nil, k.inlineError(models.Invalid(invalid))
 		}
 		inputs = append(inputs, in)
@@ -1071,7 +1038,7 @@ func (c *coordinate) DecodeParam(raw any) error {
 		*c = coordinate{Clear: true}
 		return nil
 	}
-	f, err := DecodeFloat(raw)
+	f, err := endpoint.DecodeFloat(raw)
 	if err != nil || math.IsInf(f, 0) {
 		return errors.New("must be a number")
 	}
@@ -1080,9 +1047,11 @@ func (c *coordinate) DecodeParam(raw any) error {
 }
 
 // ParamSchema describes a coordinate as a number.
-func (coordinate) ParamSchema() Schema { return Schema{Type: "number", Format: "double"} }
+func (coordinate) ParamSchema() endpoint.Schema {
+	return endpoint.Schema{Type: "number", Format: "double"}
+}
 
-// LinkedSearchedFields are the fields list search looks at, by kind (reference §8.2), for the documentation.
+// LinkedSearchedFields are the fields list search looks at, by kind, for the documentation.
 var LinkedSearchedFields = map[string][]string{
 	"venue":     {"venue", "description", "excerpt", "address", "city", "province", "state", "stateprovince", "zip", "phone"},
 	"organizer": {"organizer", "description", "excerpt", "phone", "email", "website"},

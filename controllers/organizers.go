@@ -5,16 +5,18 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/endpoint"
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
-// OrganizerFields are the parameters of an organizer on create and update (seed §2).
+// OrganizerFields are the parameters of an organizer on create and update.
 type OrganizerFields struct {
-	Name Opt[string] `param:"organizer" doc:"Name of the organizer (plain text)."`
+	Name endpoint.Opt[string] `param:"organizer" doc:"Name of the organizer (plain text)."`
 	LinkedInput
-	Phone   Opt[string] `param:"phone" doc:"Phone number; \"\" clears it."`
-	Website Opt[string] `param:"website" validate:"omitempty,http_url,max=2048" doc:"Website: an http(s) URL; \"\" clears it."`
-	Email   Opt[string] `param:"email" validate:"omitempty,email,max=254" doc:"E-mail address; \"\" clears it."`
+	Phone   endpoint.Opt[string] `param:"phone" doc:"Phone number; \"\" clears it."`
+	Website endpoint.Opt[string] `param:"website" validate:"omitempty,http_url,max=2048" doc:"Website: an http(s) URL; \"\" clears it."`
+	Email   endpoint.Opt[string] `param:"email" validate:"omitempty,email,max=254" doc:"E-mail address; \"\" clears it."`
 }
 
 // OrganizerUpdate is POST, PUT and PATCH /organizers/{id}.
@@ -35,7 +37,7 @@ type OrganizerController struct{ *App }
 var organizerKind = &linkedKind[models.Organizer, *models.Organizer, OrganizerFields]{
 	name:    "organizer",
 	plural:  "organizers",
-	parts:   func(in *OrganizerFields) (*Opt[string], *LinkedInput) { return &in.Name, &in.LinkedInput },
+	parts:   func(in *OrganizerFields) (*endpoint.Opt[string], *LinkedInput) { return &in.Name, &in.LinkedInput },
 	prepare: func(*models.Organizer) {},
 	apply:   applyOrganizerFields,
 	values: func(_ *App, o *models.Organizer) map[string]any {
@@ -86,8 +88,8 @@ func (oc OrganizerController) DeleteBySlug(c *gin.Context, in *LinkedDeleteBySlu
 	return organizerKind.remove(oc.App, c, in.ref(), in.Force.V)
 }
 
-// ResolveOrganizers is ResolveVenues for the `organizer` parameter: organizer IDs in the order given (reference
-// §9.2: the order is kept), inline data objects {"organizer": "Name", …}, errors naming "organizer".
+// ResolveOrganizers is ResolveVenues for the `organizer` parameter: organizer IDs in the order given (the
+// order is kept), inline data objects {"organizer": "Name", …}, errors naming "organizer".
 func (a *App) ResolveOrganizers(tx *models.Store, user *models.User, raw any) ([]uint64, error) {
 	return organizerKind.resolve(a, tx, user, raw, nil)
 }
@@ -95,7 +97,7 @@ func (a *App) ResolveOrganizers(tx *models.Store, user *models.User, raw any) ([
 // applyOrganizerFields writes the organizer's own parameters.
 func applyOrganizerFields(_ *App, in *OrganizerFields, o *models.Organizer, _ bool, _ map[string]string) {
 	if in.Phone.Set {
-		o.Phone = PlainText(in.Phone.V)
+		o.Phone = input.PlainText(in.Phone.V)
 	}
 	if in.Website.Set {
 		o.Website = strings.TrimSpace(in.Website.V)
@@ -105,9 +107,9 @@ func applyOrganizerFields(_ *App, in *OrganizerFields, o *models.Organizer, _ bo
 	}
 }
 
-// OrganizerShape is an organizer as the API shows it (reference §1.3): empty fields omitted, author as a string,
+// OrganizerShape is an organizer as the API shows it: empty fields omitted, author as a string,
 // image, global_id, global_id_lineage; json_ld only when single is true. A password-protected organizer is
-// redacted as reference §1.6 when the viewer neither gave its password nor can edit it; its name stays visible.
+// redacted as lists redact it when the viewer neither gave its password nor can edit it; its name stays visible.
 // It reads o.Image as loaded and never queries.
 func (a *App) OrganizerShape(site Site, o *models.Organizer, viewer Viewer, single bool) any {
 	b := a.linkedHead(site, o.Linked(), "organizer", viewer)
@@ -120,7 +122,7 @@ func (a *App) OrganizerShape(site Site, o *models.Organizer, viewer Viewer, sing
 	return b.linkedTail(site, o.ID)
 }
 
-// OrganizerJSONLD is the organizer as a schema.org Person (reference §1.3, §11.3), also usable as an event's
+// OrganizerJSONLD is the organizer as a schema.org Person, also usable as an event's
 // organizer: url is the organizer's website when it has one, else its page. redacted keeps only the type, name and
 // page.
 func (a *App) OrganizerJSONLD(site Site, o *models.Organizer, redacted bool) any {

@@ -1,6 +1,10 @@
 package controllers
 
-import "github.com/gin-gonic/gin"
+import (
+	"github.com/gin-gonic/gin"
+
+	"calendar/controllers/endpoint"
+)
 
 // TagController serves /tags: flat event tags (taxonomy post_tag).
 type TagController struct{ *App }
@@ -25,7 +29,7 @@ type TagUpdateInput struct {
 
 // List handles GET /tags.
 func (tc TagController) List(c *gin.Context, in *TagListInput) error {
-	return tc.terms().list(c, &in.TermListParams, Opt[int64]{})
+	return tc.terms().list(c, &in.TermListParams, endpoint.Opt[int64]{})
 }
 
 // Get handles GET /tags/:id.
@@ -33,12 +37,12 @@ func (tc TagController) Get(c *gin.Context, in *TermIDPath) error { return tc.te
 
 // Create handles POST /tags.
 func (tc TagController) Create(c *gin.Context, in *TagCreateInput) error {
-	return tc.terms().create(c, in.TermFields, Opt[int64]{})
+	return tc.terms().create(c, in.TermFields, endpoint.Opt[int64]{})
 }
 
 // Update handles POST, PUT and PATCH /tags/:id.
 func (tc TagController) Update(c *gin.Context, in *TagUpdateInput) error {
-	return tc.terms().update(c, in.ID, in.TermFields, Opt[int64]{})
+	return tc.terms().update(c, in.ID, in.TermFields, endpoint.Opt[int64]{})
 }
 
 // Delete handles DELETE /tags/:id.

@@ -10,16 +10,12 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/endpoint"
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
-func init() {
-	// Names of terms created by event writes (ResolveCategories, ResolveTags) get the same plain-text rule as
-	// names sent to /categories and /tags.
-	models.PlainTextName = PlainText
-}
-
-// The taxonomy names the reference uses; clients recognise terms by them.
+// The taxonomy names The Events Calendar uses; clients recognise terms by them.
 const (
 	TaxonomyCategory = "tribe_events_cat"
 	TaxonomyTag      = "post_tag"
@@ -43,14 +39,14 @@ var (
 		canManage: (*models.User).CanManageTags, archive: "/tag/"}
 )
 
-// TermURLs are a term's API links (reference §1.4): Up only when it has a parent.
+// TermURLs are a term's API links: Up only when it has a parent.
 type TermURLs struct {
 	Self       string `json:"self"`
 	Collection string `json:"collection"`
 	Up         string `json:"up,omitempty"`
 }
 
-// Term is the standalone shape of a category or tag (reference §1.4), in the reference's key order. Parent is
+// Term is the standalone shape of a category or tag, in The Events Calendar's key order. Parent is
 // present for categories only.
 type Term struct {
 	ID          uint64   `json:"id"`
@@ -65,7 +61,7 @@ type Term struct {
 	URLs        TermURLs `json:"urls"`
 }
 
-// EmbeddedTerm is a category or tag inside an event (reference §1.4): WordPress's term object, without url and
+// EmbeddedTerm is a category or tag inside an event: WordPress's term object, without url and
 // meta. Parent is 0 for tags.
 type EmbeddedTerm struct {
 	Name           string   `json:"name"`
@@ -158,7 +154,7 @@ func (k termKind) shape(store *models.Store, site Site, t *models.Term) (Term, e
 	return shapes[0], nil
 }
 
-// notFound is the answer for an unknown term ID (API.md §5: 404, where the reference answers 400).
+// notFound is the answer for an unknown term ID: 404, like every other unknown ID (The Events Calendar answers 400).
 func (k termKind) notFound() *models.Error {
 	return models.Errorf(models.KindNotFound, "rest_term_invalid", "Term does not exist.")
 }
@@ -169,7 +165,7 @@ type TermName string
 // DecodeParam implements ParamDecoder.
 func (n *TermName) DecodeParam(raw any) error {
 	return decodeText((*string)(n), raw, func(s string) (string, error) {
-		s = PlainText(s)
+		s = input.PlainText(s)
 		if utf8.RuneCountInString(s) > models.MaxTermNameLen {
 			return "", errors.New("must be at most " + strconv.Itoa(models.MaxTermNameLen) + " characters long")
 		}
@@ -182,7 +178,7 @@ type TermDescription string
 
 // DecodeParam implements ParamDecoder.
 func (d *TermDescription) DecodeParam(raw any) error {
-	return decodeText((*string)(d), raw, func(s string) (string, error) { return SanitizeHTML(s), nil })
+	return decodeText((*string)(d), raw, func(s string) (string, error) { return input.SanitizeHTML(s), nil })
 }
 
 // TermSlug is a slug parameter: sanitised into a slug (lower-case letters, digits, hyphens), which must not be
@@ -214,15 +210,15 @@ func (t *Text) DecodeParam(raw any) error {
 }
 
 // ParamSchema implements ParamSchema for the text parameters.
-func (TermName) ParamSchema() Schema        { return Schema{Type: "string"} }
-func (TermDescription) ParamSchema() Schema { return Schema{Type: "string"} }
-func (TermSlug) ParamSchema() Schema        { return Schema{Type: "string"} }
-func (Text) ParamSchema() Schema            { return Schema{Type: "string"} }
+func (TermName) ParamSchema() endpoint.Schema        { return endpoint.Schema{Type: "string"} }
+func (TermDescription) ParamSchema() endpoint.Schema { return endpoint.Schema{Type: "string"} }
+func (TermSlug) ParamSchema() endpoint.Schema        { return endpoint.Schema{Type: "string"} }
+func (Text) ParamSchema() endpoint.Schema            { return endpoint.Schema{Type: "string"} }
 
 // decodeText decodes a string parameter that must not be blank, cleans it, and stores the result, which must not
 // be empty either (a name of markup only cleans to nothing).
 func decodeText(dst *string, raw any, clean func(string) (string, error)) error {
-	s, err := DecodeString(raw)
+	s, err := endpoint.DecodeString(raw)
 	if err != nil {
 		return err
 	}
@@ -240,13 +236,13 @@ func decodeText(dst *string, raw any, clean func(string) (string, error)) error 
 
 // TermFields are the fields of a category or tag write.
 type TermFields struct {
-	Name        Opt[TermName]        `param:"name" doc:"The term name (plain text; tags are removed). Required on create; at most 200 characters; unique (case-insensitive) among its siblings."`
-	Description Opt[TermDescription] `param:"description" doc:"The term description (HTML, sanitised against an allow-list)."`
-	Slug        Opt[TermSlug]        `param:"slug" doc:"An alphanumeric identifier for the term, unique in its taxonomy; generated from the name when absent, and made unique on create."`
+	Name        endpoint.Opt[TermName]        `param:"name" doc:"The term name (plain text; tags are removed). Required on create; at most 200 characters; unique (case-insensitive) among its siblings."`
+	Description endpoint.Opt[TermDescription] `param:"description" doc:"The term description (HTML, sanitised against an allow-list)."`
+	Slug        endpoint.Opt[TermSlug]        `param:"slug" doc:"An alphanumeric identifier for the term, unique in its taxonomy; generated from the name when absent, and made unique on create."`
 }
 
 // input turns the sent fields into the store's input; parent is only sent for categories.
-func (f TermFields) input(parent Opt[int64]) models.TermInput {
+func (f TermFields) input(parent endpoint.Opt[int64]) models.TermInput {
 	var in models.TermInput
 	if f.Name.Set {
 		name := string(f.Name.V)
@@ -269,26 +265,26 @@ func (f TermFields) input(parent Opt[int64]) models.TermInput {
 
 // TermIDPath is the term ID in an item path.
 type TermIDPath struct {
-	ID Opt[int64] `param:"id" in:"path" doc:"The term ID."`
+	ID endpoint.Opt[int64] `param:"id" in:"path" doc:"The term ID."`
 }
 
-// TermListParams are the filters of GET /categories and GET /tags (reference §8.3).
+// TermListParams are the filters of GET /categories and GET /tags.
 type TermListParams struct {
-	Paging
-	Search    Opt[Text]    `param:"search" doc:"Keep terms whose name or slug contains this text (case-insensitive)."`
-	Exclude   Opt[[]int64] `param:"exclude" doc:"Leave out terms with these IDs (array or CSV); each must exist."`
-	Include   Opt[[]int64] `param:"include" doc:"Keep only terms with these IDs (array or CSV); each must exist."`
-	Order     Opt[Text]    `param:"order" doc:"Sort direction: asc (any case) is ascending, any other value descending; ascending when absent."`
-	OrderBy   Opt[Text]    `param:"orderby" default:"name" doc:"Sort key: id (or term_id), name (case-insensitive), slug, count, description, parent, term_group, term_taxonomy_id, taxonomy, term_order, none, or include (the order of the include list). Unknown keys sort by name; ties are broken by ID."`
-	HideEmpty Opt[bool]    `param:"hide_empty" default:"true" doc:"Leave out terms that no published event has."`
-	Post      Opt[int64]   `param:"post" doc:"Keep the terms of this event; it must exist. Terms of an event you may not read (or that a password protects) are not listed."`
-	Event     Opt[int64]   `param:"event" doc:"Alias of post; wins when both are given."`
-	Slug      Opt[Text]    `param:"slug" doc:"Keep the term with this slug (sanitised as slugs are)."`
+	endpoint.Paging
+	Search    endpoint.Opt[Text]    `param:"search" doc:"Keep terms whose name or slug contains this text (case-insensitive)."`
+	Exclude   endpoint.Opt[[]int64] `param:"exclude" doc:"Leave out terms with these IDs (array or CSV); each must exist."`
+	Include   endpoint.Opt[[]int64] `param:"include" doc:"Keep only terms with these IDs (array or CSV); each must exist."`
+	Order     endpoint.Opt[Text]    `param:"order" doc:"Sort direction: asc (any case) is ascending, any other value descending; ascending when absent."`
+	OrderBy   endpoint.Opt[Text]    `param:"orderby" default:"name" doc:"Sort key: id (or term_id), name (case-insensitive), slug, count, description, parent, term_group, term_taxonomy_id, taxonomy, term_order, none, or include (the order of the include list). Unknown keys sort by name; ties are broken by ID."`
+	HideEmpty endpoint.Opt[bool]    `param:"hide_empty" default:"true" doc:"Leave out terms that no published event has."`
+	Post      endpoint.Opt[int64]   `param:"post" doc:"Keep the terms of this event; it must exist. Terms of an event you may not read (or that a password protects) are not listed."`
+	Event     endpoint.Opt[int64]   `param:"event" doc:"Alias of post; wins when both are given."`
+	Slug      endpoint.Opt[Text]    `param:"slug" doc:"Keep the term with this slug (sanitised as slugs are)."`
 }
 
 // filter is the store's filter for the parameters. IDs that cannot exist (0 or negative) are looked up as 0, which
 // no record has, so the store reports them with the others.
-func (p *TermListParams) filter(parent Opt[int64], viewer *models.User) models.TermFilter {
+func (p *TermListParams) filter(parent endpoint.Opt[int64], viewer *models.User) models.TermFilter {
 	f := models.TermFilter{Search: string(p.Search.V), Include: toIDs(p.Include.V), Exclude: toIDs(p.Exclude.V),
 		Slug: string(p.Slug.V), HideEmpty: p.HideEmpty.Or(true), OrderBy: string(p.OrderBy.V), Viewer: viewer,
 		Descending: p.Order.Set && !strings.EqualFold(string(p.Order.V), "asc")}
@@ -308,8 +304,8 @@ func (p *TermListParams) filter(parent Opt[int64], viewer *models.User) models.T
 }
 
 // args is the list's query as its navigation links repeat it: the parameters sent, normalised.
-func (p *TermListParams) args(parent Opt[int64], page models.Page) QueryArgs {
-	var q QueryArgs
+func (p *TermListParams) args(parent endpoint.Opt[int64], page models.Page) endpoint.QueryArgs {
+	var q endpoint.QueryArgs
 	if p.PerPage.Set {
 		q = q.Add("per_page", strconv.Itoa(page.Size))
 	}
@@ -368,9 +364,9 @@ type termController struct {
 	kind termKind
 }
 
-// list handles GET /categories and GET /tags: the envelope and headers of reference §2.3, with an RFC 8288 Link
+// list handles GET /categories and GET /tags: the list envelope and paging headers, with an RFC 8288 Link
 // header; a page past the last is an empty 200.
-func (tc termController) list(c *gin.Context, p *TermListParams, parent Opt[int64]) error {
+func (tc termController) list(c *gin.Context, p *TermListParams, parent endpoint.Opt[int64]) error {
 	f := p.filter(parent, models.UserFrom(c.Request.Context()))
 	store := tc.Store.WithContext(c.Request.Context())
 	page := p.Resolve(tc.Config.MaxPerPage)
@@ -383,7 +379,7 @@ func (tc termController) list(c *gin.Context, p *TermListParams, parent Opt[int6
 	if err != nil {
 		return err
 	}
-	totalPages := TotalPages(total, page.Size)
+	totalPages := endpoint.TotalPages(total, page.Size)
 	base := tc.kind.collectionURL(site) + "/"
 	args := p.args(parent, page)
 	pageURL := func(n int) string {
@@ -392,7 +388,7 @@ func (tc termController) list(c *gin.Context, p *TermListParams, parent Opt[int6
 		}
 		return args.WithPage(n).URL(base)
 	}
-	links := ListLinks{Self: base, First: pageURL(1)}
+	links := endpoint.ListLinks{Self: base, First: pageURL(1)}
 	if totalPages > 0 {
 		links.Last = pageURL(totalPages)
 	}
@@ -405,13 +401,13 @@ func (tc termController) list(c *gin.Context, p *TermListParams, parent Opt[int6
 		links.Previous = pageURL(page.Number - 1)
 		body = append(body, orderedEntry{"previous_rest_url", links.Previous})
 	}
-	SetListHeaders(c, total, totalPages, links)
+	endpoint.SetListHeaders(c, total, totalPages, links)
 	c.JSON(http.StatusOK, body)
 	return nil
 }
 
 // get handles GET /categories/:id and GET /tags/:id.
-func (tc termController) get(c *gin.Context, id Opt[int64]) error {
+func (tc termController) get(c *gin.Context, id endpoint.Opt[int64]) error {
 	store := tc.Store.WithContext(c.Request.Context())
 	t, err := tc.find(store, id)
 	if err != nil {
@@ -426,7 +422,7 @@ func (tc termController) get(c *gin.Context, id Opt[int64]) error {
 }
 
 // find reads the term of a path ID, or answers 404 rest_term_invalid.
-func (tc termController) find(store *models.Store, id Opt[int64]) (*models.Term, error) {
+func (tc termController) find(store *models.Store, id endpoint.Opt[int64]) (*models.Term, error) {
 	if id.V < 0 {
 		return nil, models.NoRoute() // the route takes digits only
 	}
@@ -439,7 +435,7 @@ func (tc termController) find(store *models.Store, id Opt[int64]) (*models.Term,
 
 // findForWrite finds the term a write addresses; with If-Match it locks the term's row first, so that the
 // precondition and the write see the same term.
-func (tc termController) findForWrite(c *gin.Context, tx *models.Store, id Opt[int64]) (*models.Term, error) {
+func (tc termController) findForWrite(c *gin.Context, tx *models.Store, id endpoint.Opt[int64]) (*models.Term, error) {
 	if c.GetHeader("If-Match") != "" && id.V > 0 {
 		if err := tx.LockTerm(tc.kind.tax, uint64(id.V)); errors.Is(err, models.ErrNotFound) {
 			return nil, tc.kind.notFound()
@@ -461,7 +457,7 @@ func (tc termController) requireCurrent(c *gin.Context, tx *models.Store, site S
 
 // authorize answers 403 (401 for anonymous callers, whom Authenticated already turned away) unless the caller may
 // manage terms of the kind. Handlers call it after validation: a bad request is 400 even for those who may not
-// write (reference §0.2).
+// write.
 func (tc termController) authorize(c *gin.Context) error {
 	if !tc.kind.canManage(models.UserFrom(c.Request.Context())) {
 		return models.Forbidden()
@@ -470,7 +466,7 @@ func (tc termController) authorize(c *gin.Context) error {
 }
 
 // create handles POST /categories and POST /tags: 201 with the term and its Location.
-func (tc termController) create(c *gin.Context, fields TermFields, parent Opt[int64]) error {
+func (tc termController) create(c *gin.Context, fields TermFields, parent endpoint.Opt[int64]) error {
 	out, err := tc.save(c, nil, fields.input(parent))
 	if err != nil {
 		return err
@@ -481,7 +477,7 @@ func (tc termController) create(c *gin.Context, fields TermFields, parent Opt[in
 }
 
 // update handles POST, PUT and PATCH on /categories/:id and /tags/:id: omitted fields stay as they are.
-func (tc termController) update(c *gin.Context, id Opt[int64], fields TermFields, parent Opt[int64]) error {
+func (tc termController) update(c *gin.Context, id endpoint.Opt[int64], fields TermFields, parent endpoint.Opt[int64]) error {
 	out, err := tc.save(c, &id, fields.input(parent))
 	if err != nil {
 		return err
@@ -492,7 +488,7 @@ func (tc termController) update(c *gin.Context, id Opt[int64], fields TermFields
 
 // save creates a term (id nil) or updates one in a transaction: the term must exist (404), the input must hold
 // (400), and only then must the caller be allowed (403).
-func (tc termController) save(c *gin.Context, id *Opt[int64], in models.TermInput) (Term, error) {
+func (tc termController) save(c *gin.Context, id *endpoint.Opt[int64], in models.TermInput) (Term, error) {
 	site := tc.Site(c)
 	var out Term
 	err := tc.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
@@ -533,7 +529,7 @@ func (tc termController) save(c *gin.Context, id *Opt[int64], in models.TermInpu
 }
 
 // remove handles DELETE /categories/:id and /tags/:id: a permanent delete answering the term as it was.
-func (tc termController) remove(c *gin.Context, id Opt[int64]) error {
+func (tc termController) remove(c *gin.Context, id endpoint.Opt[int64]) error {
 	site := tc.Site(c)
 	var out Term
 	err := tc.Store.Tx(c.Request.Context(), func(tx *models.Store) error {

@@ -6,26 +6,28 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/controllers/endpoint"
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
-// VenueFields are the parameters of a venue on create and update (seed §2, API.md §8 for the coordinates).
+// VenueFields are the parameters of a venue on create and update .
 type VenueFields struct {
-	Name Opt[string] `param:"venue" doc:"Name of the venue (plain text)."`
+	Name endpoint.Opt[string] `param:"venue" doc:"Name of the venue (plain text)."`
 	LinkedInput
-	ShowMap       Opt[mapFlag]    `param:"show_map" doc:"Whether events at the venue show a map (default true)."`
-	ShowMapLink   Opt[mapFlag]    `param:"show_map_link" doc:"Whether events at the venue show a map link (default true)."`
-	Address       Opt[string]     `param:"address" doc:"Street address; \"\" clears it."`
-	City          Opt[string]     `param:"city" doc:"City; \"\" clears it."`
-	Country       Opt[string]     `param:"country" doc:"Country; \"\" clears it."`
-	Province      Opt[string]     `param:"province" doc:"Province; \"\" clears it."`
-	State         Opt[string]     `param:"state" doc:"State; \"\" clears it."`
-	Zip           Opt[string]     `param:"zip" doc:"Postal code; \"\" clears it."`
-	Phone         Opt[string]     `param:"phone" doc:"Phone number; \"\" clears it."`
-	StateProvince Opt[string]     `param:"stateprovince" doc:"State or province as shown; when not sent it follows state (for the United States or no country) or province whenever one of them, or country, is sent."`
-	Website       Opt[string]     `param:"website" validate:"omitempty,http_url,max=2048" doc:"Website: an http(s) URL; \"\" clears it."`
-	GeoLat        Opt[coordinate] `param:"geo_lat" doc:"Latitude, -90 to 90; give it together with geo_lng (\"\" removes both). Rejected when geolocation is switched off."`
-	GeoLng        Opt[coordinate] `param:"geo_lng" doc:"Longitude, -180 to 180; give it together with geo_lat (\"\" removes both). Rejected when geolocation is switched off."`
+	ShowMap       endpoint.Opt[mapFlag]    `param:"show_map" doc:"Whether events at the venue show a map (default true)."`
+	ShowMapLink   endpoint.Opt[mapFlag]    `param:"show_map_link" doc:"Whether events at the venue show a map link (default true)."`
+	Address       endpoint.Opt[string]     `param:"address" doc:"Street address; \"\" clears it."`
+	City          endpoint.Opt[string]     `param:"city" doc:"City; \"\" clears it."`
+	Country       endpoint.Opt[string]     `param:"country" doc:"Country; \"\" clears it."`
+	Province      endpoint.Opt[string]     `param:"province" doc:"Province; \"\" clears it."`
+	State         endpoint.Opt[string]     `param:"state" doc:"State; \"\" clears it."`
+	Zip           endpoint.Opt[string]     `param:"zip" doc:"Postal code; \"\" clears it."`
+	Phone         endpoint.Opt[string]     `param:"phone" doc:"Phone number; \"\" clears it."`
+	StateProvince endpoint.Opt[string]     `param:"stateprovince" doc:"State or province as shown; when not sent it follows state (for the United States or no country) or province whenever one of them, or country, is sent."`
+	Website       endpoint.Opt[string]     `param:"website" validate:"omitempty,http_url,max=2048" doc:"Website: an http(s) URL; \"\" clears it."`
+	GeoLat        endpoint.Opt[coordinate] `param:"geo_lat" doc:"Latitude, -90 to 90; give it together with geo_lng (\"\" removes both). Rejected when geolocation is switched off."`
+	GeoLng        endpoint.Opt[coordinate] `param:"geo_lng" doc:"Longitude, -180 to 180; give it together with geo_lat (\"\" removes both). Rejected when geolocation is switched off."`
 }
 
 // VenueUpdate is POST, PUT and PATCH /venues/{id}.
@@ -46,7 +48,7 @@ type VenueController struct{ *App }
 var venueKind = &linkedKind[models.Venue, *models.Venue, VenueFields]{
 	name:   "venue",
 	plural: "venues",
-	parts:  func(in *VenueFields) (*Opt[string], *LinkedInput) { return &in.Name, &in.LinkedInput },
+	parts:  func(in *VenueFields) (*endpoint.Opt[string], *LinkedInput) { return &in.Name, &in.LinkedInput },
 	prepare: func(v *models.Venue) {
 		v.ShowMap, v.ShowMapLink = true, true
 	},
@@ -97,8 +99,7 @@ func (vc VenueController) DeleteBySlug(c *gin.Context, in *LinkedDeleteBySlug) e
 	return venueKind.remove(vc.App, c, in.ref(), in.Force.V)
 }
 
-// ResolveVenues turns the raw `venue` parameter of an event write into venue IDs, in order (API.md §7, reference
-// §9.2): an ID, a CSV of IDs, {"id": N}, an inline data object {"venue": "Name", …} (validated exactly like
+// ResolveVenues turns the raw `venue` parameter of an event write into venue IDs, in order: an ID, a CSV of IDs, {"id": N}, an inline data object {"venue": "Name", …} (validated exactly like
 // POST /venues, created in tx with the duplicate rule and the scale-back status for user), or an array mixing
 // them. 0, "", [] and null mean "no venue" (an empty result). Unknown, trashed or unreadable IDs, bad inline
 // data, or a value of another type are models.InvalidParam("venue", reason). Concurrent identical inline
@@ -111,11 +112,11 @@ func (a *App) ResolveVenues(tx *models.Store, user *models.User, raw any) ([]uin
 func applyVenueFields(a *App, in *VenueFields, v *models.Venue, creating bool, invalid map[string]string) {
 	for _, f := range []struct {
 		dst *string
-		opt Opt[string]
+		opt endpoint.Opt[string]
 	}{{&v.Address, in.Address}, {&v.City, in.City}, {&v.Country, in.Country}, {&v.Province, in.Province},
 		{&v.State, in.State}, {&v.Zip, in.Zip}, {&v.Phone, in.Phone}, {&v.StateProvince, in.StateProvince}} {
 		if f.opt.Set {
-			*f.dst = PlainText(f.opt.V)
+			*f.dst = input.PlainText(f.opt.V)
 		}
 	}
 	if in.Website.Set {
@@ -133,7 +134,7 @@ func applyVenueFields(a *App, in *VenueFields, v *models.Venue, creating bool, i
 	a.applyCoordinates(in, v, invalid)
 }
 
-// derivedStateProvince is what the reference stores when stateprovince is not sent (reference §9.4): the state
+// derivedStateProvince is what The Events Calendar stores when stateprovince is not sent: the state
 // for the United States or no country, else the province.
 func derivedStateProvince(v *models.Venue) string {
 	switch strings.ToLower(strings.TrimSpace(v.Country)) {
@@ -145,10 +146,10 @@ func derivedStateProvince(v *models.Venue) string {
 	return v.Province
 }
 
-// geolocationOff is the reason venue coordinates are refused when the extension is switched off (API.md §8).
+// geolocationOff is the reason venue coordinates are refused when the extension is switched off.
 const geolocationOff = "geolocation is not enabled"
 
-// applyCoordinates sets geo_lat and geo_lng (API.md §8): in range, and the venue ends up with both or neither.
+// applyCoordinates sets geo_lat and geo_lng: in range, and the venue ends up with both or neither.
 func (a *App) applyCoordinates(in *VenueFields, v *models.Venue, invalid map[string]string) {
 	lat, lng := in.GeoLat, in.GeoLng
 	sent := map[string]bool{"geo_lat": lat.Set || lat.Null, "geo_lng": lng.Set || lng.Null}
@@ -175,7 +176,7 @@ func (a *App) applyCoordinates(in *VenueFields, v *models.Venue, invalid map[str
 	}
 }
 
-func setCoordinate(dst **float64, name string, in Opt[coordinate], limit float64, invalid map[string]string) {
+func setCoordinate(dst **float64, name string, in endpoint.Opt[coordinate], limit float64, invalid map[string]string) {
 	switch {
 	case in.Null || (in.Set && in.V.Clear):
 		*dst = nil
@@ -205,10 +206,10 @@ func floatOrNil(p *float64) any {
 	return *p
 }
 
-// VenueShape is a venue as the API shows it (reference §1.2): empty fields omitted, author as a string,
+// VenueShape is a venue as the API shows it: empty fields omitted, author as a string,
 // show_map, show_map_link, global_id, global_id_lineage, image; geo_lat/geo_lng when set (and geolocation is on);
-// json_ld only when single is true. A password-protected venue is redacted as reference §1.6 when the viewer
-// neither gave its password nor can edit it (API.md §6); its name stays visible (reference §12). It reads v.Image
+// json_ld only when single is true. A password-protected venue is redacted as lists redact it when the viewer
+// neither gave its password nor can edit it; its name stays visible. It reads v.Image
 // as loaded and never queries.
 func (a *App) VenueShape(site Site, v *models.Venue, viewer Viewer, single bool) any {
 	b := a.linkedHead(site, v.Linked(), "venue", viewer)
@@ -217,7 +218,7 @@ func (a *App) VenueShape(site Site, v *models.Venue, viewer Viewer, single bool)
 	b.text("country", v.Country)
 	b.text("province", v.Province)
 	if v.State != "" {
-		b.add("state", v.State) // not redacted: the reference's list leaves it out (reference §1.6)
+		b.add("state", v.State) // not redacted: The Events Calendar's list leaves it out
 	}
 	b.text("zip", v.Zip)
 	b.text("phone", v.Phone)
@@ -246,7 +247,7 @@ func (a *App) VenueShape(site Site, v *models.Venue, viewer Viewer, single bool)
 	return b.linkedTail(site, v.ID)
 }
 
-// VenueJSONLD is the venue as a schema.org Place (reference §1.2, §11.3), also usable as an event's location.
+// VenueJSONLD is the venue as a schema.org Place, also usable as an event's location.
 // redacted keeps only the type, name and page.
 func (a *App) VenueJSONLD(site Site, v *models.Venue, redacted bool) any {
 	ld := linkedJSONLD("Place", v.Linked(), linkedURL(site, "venue", v.Slug), redacted)

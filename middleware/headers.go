@@ -12,7 +12,7 @@ import (
 var ExposedHeaders = []string{"X-TEC-Total", "X-TEC-TotalPages", "Link", "X-Request-ID", "ETag", "Last-Modified", "Location", "Retry-After"}
 
 // Headers sets what every answer carries: nosniff (a JSON or text body is never to be sniffed as HTML) and the
-// list of headers exposed to cross-origin readers (API.md §4).
+// list of headers exposed to cross-origin readers.
 func Headers() gin.HandlerFunc {
 	exposed := strings.Join(ExposedHeaders, ", ")
 	return func(c *gin.Context) {

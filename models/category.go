@@ -26,8 +26,8 @@ func (c *Category) BeforeSave(*gorm.DB) error {
 // ResolveCategories turns the `categories` parameter of an event write into category IDs, in the given order,
 // without duplicates: a numeric ref must be an existing category ID (else InvalidParam("categories", reason));
 // any other ref is matched by name (case-insensitive) or slug; an unknown name creates a top-level category (with
-// a unique slug; the name is reduced with PlainTextName). Safe when several transactions create the same new name
-// at once (one category results). Call it in the event write's transaction.
+// a unique slug; the name is reduced to plain text by input.PlainText). Safe when several transactions create the
+// same new name at once (one category results). Call it in the event write's transaction.
 func (s *Store) ResolveCategories(refs []string) ([]uint64, error) {
 	return s.resolveTerms(CategoryTaxonomy, refs)
 }

@@ -36,7 +36,7 @@ const (
 // the offending parameters with a reason each; Data carries extra members of the error body's "data" object.
 type Error struct {
 	Kind Kind
-	// Status overrides the HTTP status of the kind, for codes the reference answers differently (term_exists: 400).
+	// Status overrides the HTTP status of the kind, for codes The Events Calendar answers differently (term_exists: 400).
 	Status  int
 	Code    string
 	Message string

@@ -169,7 +169,7 @@ func (s *Store) EventIDBySlug(slug string) (uint64, error) {
 const maxSlugAttempts = 100
 
 // CreateEventWithSlug inserts e (without its links) with the first free slug of base, base-2, base-3, …
-// (reference §9.8) and sets its ID and Slug. Call it inside the transaction that writes the event.
+// and sets its ID and Slug. Call it inside the transaction that writes the event.
 //
 // The common case, a free base, costs one statement: the insert skips a taken slug (ON CONFLICT DO NOTHING)
 // instead of failing. Only when it inserted nothing does the careful path run: UniqueSlug's advisory lock and read

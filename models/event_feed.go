@@ -8,7 +8,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 )
 
-// The queries of iCalendar feeds (issue 10): a feed is the event list of the same scopes, read whole in batches
+// The queries of iCalendar feeds: a feed is the event list of the same scopes, read whole in batches
 // rather than one page, and first summarised by time zone so that its VTIMEZONE components can precede its events.
 
 // EventCursor is an event's place in list order (start, then ID): a feed reads the events after it.

@@ -72,10 +72,10 @@ func scanEvents(query *gorm.DB, expected int) ([]Event, error) {
 	})
 }
 
-// eventOrder is the order of every event list: by start, then ID (reference §8.1).
+// eventOrder is the order of every event list: by start, then ID.
 const eventOrder = "events.start_utc, events.id"
 
-// EventsListed keeps events that are not hidden from listings (reference §5.4: hidden events are never listed).
+// EventsListed keeps events that are not hidden from listings (hidden events are never listed).
 func EventsListed() Scope {
 	return func(db *gorm.DB) *gorm.DB { return db.Where(isFalse(db, "events.hide_from_listings")) }
 }
@@ -184,7 +184,7 @@ func EventsWithIDs(ids []uint64) Scope {
 	return func(db *gorm.DB) *gorm.DB { return db.Where("events.id IN ?", ids) }
 }
 
-// searchedColumns are the texts search looks in (reference §8.1: title, excerpt and content).
+// searchedColumns are the texts search looks in (title, excerpt and content).
 var searchedColumns = []string{"events.title", "events.description", "events.excerpt"}
 
 // EventsMatching keeps events in whose title, description or excerpt every term appears, ignoring case; a term

@@ -11,7 +11,7 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// LinkedFields points at the fields venues and organizers share (the reference calls both "linked posts"), so that
+// LinkedFields points at the fields venues and organizers share (The Events Calendar calls both "linked posts"), so that
 // one piece of code stores, filters and shows both kinds.
 type LinkedFields struct {
 	ID            *uint64
@@ -43,8 +43,8 @@ type LinkedRecord[T any] interface {
 // linkedKind is what the two kinds differ in below the API: their tables and the columns search looks at.
 type linkedKind struct {
 	table, joinTable, joinColumn string
-	// search lists the columns GET /venues and /organizers search (reference §8.2); country and website of venues
-	// are not searched, as in the reference.
+	// search lists the columns GET /venues and /organizers search; country and website of venues
+	// are not searched, as in The Events Calendar.
 	search []string
 }
 
@@ -106,7 +106,7 @@ func FindLinkedByIDs[T any, P LinkedRecord[T]](s *Store, ids []uint64) ([]T, err
 }
 
 // LinkedDuplicates returns the records of the kind that are not in the trash and whose name equals name, ignoring
-// case, oldest first: the candidates of the duplicate rule (API.md §7). On PostgreSQL an index on lower(name)
+// case, oldest first: the candidates of the duplicate rule. On PostgreSQL an index on lower(name)
 // serves the lookup.
 func LinkedDuplicates[T any, P LinkedRecord[T]](s *Store, name string) ([]T, error) {
 	var recs []T
@@ -139,7 +139,7 @@ func LockLinkedNames[T any, P LinkedRecord[T]](s *Store, names ...string) error 
 
 func slugFallback(table string) string { return strings.TrimSuffix(table, "s") }
 
-// CreateLinked inserts rec with a slug made from its name, unique within its kind (reference §9.8). Call it
+// CreateLinked inserts rec with a slug made from its name, unique within its kind. Call it
 // inside a transaction.
 func CreateLinked[T any, P LinkedRecord[T]](s *Store, rec *T) error {
 	f := P(rec).Linked()
@@ -158,7 +158,7 @@ func SaveLinked[T any, P LinkedRecord[T]](s *Store, rec *T) error {
 }
 
 // TrashLinked moves rec to the trash (remembering its status, which permissions on trashed records depend on) and
-// unlinks it, and only it, from every event (reference §6.3, API.md §7). Call it inside a transaction.
+// unlinks it, and only it, from every event. Call it inside a transaction.
 func TrashLinked[T any, P LinkedRecord[T]](s *Store, rec *T) error {
 	f := P(rec).Linked()
 	if err := unlinkFromEvents[T](s, *f.ID); err != nil {
@@ -184,9 +184,9 @@ func unlinkFromEvents[T any](s *Store, id uint64) error {
 	})
 }
 
-// LinkedFilter is what GET /venues and GET /organizers filter by (reference §8.2, API.md §8).
+// LinkedFilter is what GET /venues and GET /organizers filter by.
 type LinkedFilter struct {
-	// Statuses the records may have (the controller applies the visibility rules of reference §5.4).
+	// Statuses the records may have (the controller applies the visibility rules).
 	Statuses []string
 	// Viewer is the caller: only the records it may read one by one are listed (User.CanRead).
 	Viewer *User
@@ -202,12 +202,12 @@ type LinkedFilter struct {
 	UpcomingSince time.Time
 }
 
-// listedEventCondition (on events e) is "the event is not a draft, pending or trashed", what has_events counts
-// (API.md §8). The statuses are written out, not bound, so that PostgreSQL can prove the partial index
+// listedEventCondition (on events e) is "the event is not a draft, pending or trashed", what has_events counts.
+// The statuses are written out, not bound, so that PostgreSQL can prove the partial index
 // idx_events_listed usable in every plan, generic ones included.
 const listedEventCondition = "e.status IN ('publish', 'future', 'private')"
 
-// ListLinked returns one page of the venues or organizers f selects, newest first (reference §8.2), with their
+// ListLinked returns one page of the venues or organizers f selects, newest first, with their
 // images, and the number of records f selects: three queries whatever the page size.
 func ListLinked[T any, P LinkedRecord[T]](s *Store, f LinkedFilter, p Page) ([]T, int64, error) {
 	k := kindOf[T]()
@@ -251,13 +251,13 @@ func (k linkedKind) filter(s *Store, db *gorm.DB, f LinkedFilter) *gorm.DB {
 
 // linkedTo is "the record is linked to an event (e) through the join table (l) that meets cond". CROSS JOIN
 // makes SQLite walk the record's links first and read each event by its key (with JOIN it may scan every event
-// that meets cond, for every record: 10 s for one venue list at 100,000 events); PostgreSQL plans it as any join.
+// that meets cond, for every record); PostgreSQL plans it as any join.
 func (k linkedKind) linkedTo(cond string) string {
 	return "EXISTS (SELECT 1 FROM " + k.joinTable + " l CROSS JOIN events e WHERE e.id = l.event_id AND l." +
 		k.joinColumn + " = " + k.table + ".id AND " + cond + ")"
 }
 
-// searchCondition is the reference's "like" search (reference §8.2): every fragment in one column, for any of the
+// searchCondition is The Events Calendar's "like" search: every fragment in one column, for any of the
 // searched columns.
 func (k linkedKind) searchCondition(s *Store, fragments []string) clause.Expression {
 	var columns []clause.Expression
@@ -272,7 +272,7 @@ func (k linkedKind) searchCondition(s *Store, fragments []string) clause.Express
 }
 
 // visibleEventCondition is the SQL condition (on events e) for the events a viewer may see in a listing that
-// counts towards only_with_upcoming (reference §8.2): published events for everyone, private ones for those who
+// counts towards only_with_upcoming: published events for everyone, private ones for those who
 // may read them. Drafts, pending, scheduled and trashed events never count.
 func visibleEventCondition(viewer *User) (string, []any) {
 	switch {
@@ -298,7 +298,7 @@ func FindImage(s *Store, id uint64) (*Image, error) {
 }
 
 // ImageForURL returns the image recorded for url, recording it (with its extension) on first use; nothing is
-// downloaded (API.md §7). Concurrent first uses of one URL record it once.
+// downloaded. Concurrent first uses of one URL record it once.
 func ImageForURL(s *Store, url, extension string) (*Image, error) {
 	img := Image{URL: url, Extension: extension}
 	err := s.db.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "url"}}, DoNothing: true}).Create(&img).Error

@@ -1,6 +1,6 @@
 package models
 
-// Post statuses of events, venues and organizers (reference §6.1).
+// Post statuses of events, venues and organizers.
 const (
 	StatusPublish = "publish"
 	StatusFuture  = "future"
@@ -23,7 +23,7 @@ func IsStatus(s string) bool {
 	return false
 }
 
-// capability is a WordPress post capability; events, venues and organizers map them the same way (reference §5.2).
+// capability is a WordPress post capability; events, venues and organizers map them the same way.
 type capability int
 
 const (
@@ -40,7 +40,7 @@ const (
 	capPublish
 )
 
-// roleCaps is reference §5.2's table. Administrators and editors hold every capability.
+// roleCaps is WordPress's table of role capabilities. Administrators and editors hold every capability.
 var roleCaps = map[Role][]capability{
 	RoleAuthor:      {capRead, capEdit, capEditPublished, capDelete, capDeletePublished, capPublish},
 	RoleContributor: {capRead, capEdit, capDelete},
@@ -76,7 +76,7 @@ func (u *User) CanCreate() bool { return u.can(capEdit) }
 // CanPublish tells whether u may publish (authors and above).
 func (u *User) CanPublish() bool { return u.can(capPublish) }
 
-// CanSeeAllStatuses tells whether u lists records of every status by default (edit_posts, reference §5.4).
+// CanSeeAllStatuses tells whether u lists records of every status by default (edit_posts).
 func (u *User) CanSeeAllStatuses() bool { return u.can(capEdit) }
 
 // CanManageCategories tells whether u may create, update and delete categories (authors and above).
@@ -143,7 +143,7 @@ func (u *User) CanRead(r Owned) bool {
 	return u.CanEdit(r)
 }
 
-// ScaleBackStatus applies reference §6.2 to the status a request sent (empty when it sent none): users who can
+// ScaleBackStatus applies the scale-back rule to the status a request sent (empty when it sent none): users who can
 // publish keep it; others get pending instead of publish or future. A create without a status becomes publish
 // (or draft for users who cannot publish); an update without one keeps current.
 func (u *User) ScaleBackStatus(sent, current string, creating bool) string {

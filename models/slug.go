@@ -25,7 +25,7 @@ func Slugify(text, fallback string) string {
 	return s
 }
 
-// UniqueSlug returns base, or base-2, base-3, … (reference §9.8), whichever no other row of table (except the row
+// UniqueSlug returns base, or base-2, base-3, …, whichever no other row of table (except the row
 // exceptID) uses. Call it inside the transaction that writes the row: on PostgreSQL it first takes a
 // transaction-scoped advisory lock on (table, base), so concurrent writers of the same base queue instead of
 // colliding; SQLite already serialises write transactions.
@@ -62,7 +62,7 @@ func (s *Store) UniqueSlug(table, base string, exceptID uint64) (string, error) 
 // slugBatch is how many candidate slugs one lookup checks.
 const slugBatch = 20
 
-// slugCandidate is base for n = 1, and base-n after (reference §9.8: the first duplicate is base-2).
+// slugCandidate is base for n = 1, and base-n after (the first duplicate is base-2).
 func slugCandidate(base string, n int) string {
 	if n == 1 {
 		return base

@@ -59,7 +59,7 @@ var reviewedSQL = map[string]string{
 
 // TestNoUserInputIsSplicedIntoSQL reads the package's source and finds every SQL builder call (and every
 // clause.Expr / clause.OrderBy) whose SQL text is not a single literal: each must be a reviewed site of reviewedSQL.
-// With it, issue 9's "no user input is ever interpolated into SQL" is checked on every change rather than once:
+// With it, "no user input is ever interpolated into SQL" is checked on every change rather than once:
 // nothing above models builds a query (only this package imports GORM, which ENGINEERING.md requires), values go
 // in as bound parameters, and every spliced name is listed here with its origin.
 func TestNoUserInputIsSplicedIntoSQL(t *testing.T) {

@@ -102,8 +102,7 @@ func sqliteDSN(path string) string {
 //     the kernel's connect timeout;
 //   - max_parallel_workers_per_gather 0 (a setting the URL passes to PostgreSQL for the session): every query of
 //     the service is a short lookup, and dozens run at once on a few cores, where starting parallel workers only
-//     costs. PostgreSQL planned the link rows of 100 events with two workers at 1,000,000 events, which took 38 ms
-//     against 1.6 ms without, and made a 10,000-event feed take over 10 s.
+//     costs, many times over for the link rows of a page (docs/benchmarks.md, "Measurements behind the code").
 func postgresDSN(dsn string) string {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Scheme == "" {
@@ -122,9 +121,8 @@ func postgresDSN(dsn string) string {
 // DefaultMaxConns is the pool's size unless configured: twice the CPUs the service may use, at least 4.
 //
 // Requests wait for a connection in the service, where waiting costs nothing, rather than as more database
-// backends competing for the same cores. On 2 cores with 32 clients, 4 connections against 16 measured create at
-// 1,160 req/s and p99 60-63 ms (against 810-875 and 88-98 ms), event by ID p99 12 ms (against 14-16 ms), and the
-// uncached category + venue list at 1,000,000 events 1,310-1,360 req/s (against 880-930). It is the classic
+// backends competing for the same cores: fewer connections measured both more throughput and lower tail latency
+// (docs/benchmarks.md, "Measurements behind the code"). It is the classic
 // "cores × 2" rule for a database's connection count, with the service's cores standing in for the database's:
 // in the default deployment they are the same machine. Every request holds at most one connection at a time (a
 // test serves every kind of request through a pool of one), so a small pool cannot deadlock.
@@ -252,9 +250,8 @@ func (p readOnlyPool) BeginTx(context.Context, *sql.TxOptions) (gorm.ConnPool, e
 // gets, after five runs, a generic plan made for any values whenever PostgreSQL estimates it no costlier, and
 // without its values a bound on each side of one column reads as a range holding a two-hundredth of the rows.
 // Lists whose date bounds state what they imply (a range on start and one on end) then looked a few rows long, and
-// at 100,000 events the generic plan of a list by venue walked the whole window probing each event's venue: 113
-// ms a page against 3.9 ms planned for its values (by category 113 against 13, by tag 101 against 7.5, near a point
-// 153 against 23). Planning costs about 0.3-1 ms a query.
+// the generic plan of a list by venue walked the whole window probing each event's venue, many times slower than a
+// plan for its values; planning a query costs far less (docs/benchmarks.md, "Measurements behind the code").
 func (s *Store) PlannedForValues() *Store {
 	if s.dialect != Postgres {
 		return s
@@ -299,10 +296,9 @@ const maxTxAttempts = 3
 
 // RefreshStatistics brings the query planner's statistics up to date on SQLite, which, unlike PostgreSQL's
 // autovacuum, never gathers them by itself: without them it may, for example, walk every upcoming event in start
-// order for a list filtered by venue and category instead of the venue's few events (20 ms instead of 1 ms at
-// 100,000 events). The analysis reads every index whole: a sampled one (analysis_limit) saw only the first rows of
-// the status index, took a status for a thousand events, and led the planner into that very walk. It takes about
-// 0.2 s at 100,000 events.
+// order for a list filtered by venue and category instead of the venue's few events. The analysis reads every
+// index whole: a sampled one (analysis_limit) saw only the first rows of the status index, took a status for a
+// thousand events, and led the planner into that very walk. Its cost grows with the number of events.
 func (s *Store) RefreshStatistics(ctx context.Context) error {
 	if s.dialect != SQLite {
 		return nil

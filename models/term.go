@@ -12,6 +12,8 @@ import (
 	"golang.org/x/text/cases"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"calendar/controllers/input"
 )
 
 // Taxonomy is a kind of term: categories (hierarchical) or tags (flat). Its fields name tables and columns; they are
@@ -43,10 +45,6 @@ func (tax *Taxonomy) Hierarchical() bool { return tax.hierarchical }
 // MaxTermNameLen is the longest term name, in characters (WordPress's limit).
 const MaxTermNameLen = 200
 
-// PlainTextName reduces a term name taken from input to plain text. Package controllers owns the HTML policy and
-// sets this to its PlainText at init (models cannot import controllers); the default only trims spaces.
-var PlainTextName = strings.TrimSpace
-
 // FoldName is the case-folded form of a name (Unicode-aware, computed here rather than by the database so that
 // matching, search and ordering behave the same on SQLite, whose lower() knows only ASCII, and PostgreSQL).
 func FoldName(name string) string { return cases.Fold().String(name) }
@@ -71,7 +69,7 @@ type TermInput struct {
 	Parent      *uint64
 }
 
-// TermFilter selects terms for a list (reference §8.3). Zero values do not filter, except HideEmpty.
+// TermFilter selects terms for a list. Zero values do not filter, except HideEmpty.
 type TermFilter struct {
 	// Search keeps terms whose name or slug contains it, case-insensitively.
 	Search string
@@ -90,7 +88,7 @@ type TermFilter struct {
 	Viewer *User
 	// HideEmpty leaves out terms with no published events.
 	HideEmpty bool
-	// OrderBy is a key of reference §8.3 (unknown keys order by name); Descending reverses it.
+	// OrderBy is an orderby key of the term lists (unknown keys order by name); Descending reverses it.
 	OrderBy    string
 	Descending bool
 }
@@ -200,7 +198,7 @@ func (s *Store) checkTermFilter(tax *Taxonomy, f TermFilter) (bool, error) {
 
 // EventLinksVisible tells whether the event exists, and whether viewer may see its links (terms, venues,
 // organizers): events the viewer cannot read, and password-protected ones the viewer cannot edit, show none (as
-// lists and embeds redact them, reference §1.6), so the list filters on an event reveal no more than its record.
+// lists and embeds redact them), so the list filters on an event reveal no more than its record.
 func (s *Store) EventLinksVisible(id uint64, viewer *User) (exists, visible bool, err error) {
 	var ev struct {
 		AuthorID      uint64
@@ -249,7 +247,7 @@ func (f TermFilter) scope(tax *Taxonomy) func(*gorm.DB) *gorm.DB {
 	}
 }
 
-// termOrderColumns maps the orderby keys of reference §8.3 to the columns they sort by (then by ID). Keys that
+// termOrderColumns maps the orderby keys of the term lists to the columns they sort by (then by ID). Keys that
 // WordPress sorts by a value every term here shares (term_group, taxonomy, term_order) or by nothing (none) sort
 // by ID; name sorts case-insensitively, as WordPress's collation does.
 var termOrderColumns = map[string]string{
@@ -502,8 +500,8 @@ func (s *Store) ensureNameFree(tax *Taxonomy, nameKey string, parent *uint64, ex
 	return nil
 }
 
-// existsError is WordPress's term_exists answer: 400, the existing term's ID in data.term_id and, as the
-// reference's captures show, twice in additional_data.
+// existsError is WordPress's term_exists answer: 400, the existing term's ID in data.term_id and, as The Events
+// Calendar's captures show, twice in additional_data.
 func (tax *Taxonomy) existsError(id uint64) *Error {
 	return &Error{Kind: KindConflict, Status: 400, Code: "term_exists", Message: tax.existsMessage,
 		Data: map[string]any{"term_id": id}, AdditionalData: []any{id, id}}
@@ -561,7 +559,7 @@ func (s *Store) ancestry(tax *Taxonomy, ids []uint64) (map[uint64]node, error) {
 }
 
 // CategoryPaths returns, for each of the categories, the slugs of its ancestors and its own joined by "/"
-// ("music/jazz-nights"): the path of its permalink (API.md §1). One query whatever the number of categories.
+// ("music/jazz-nights"): the path of its permalink. One query whatever the number of categories.
 func (s *Store) CategoryPaths(terms []Term) (map[uint64]string, error) {
 	paths := make(map[uint64]string, len(terms))
 	var parents []uint64
@@ -647,7 +645,7 @@ func parseTermRefs(tax *Taxonomy, refs []string) (termRefs, error) {
 			out = append(out, termRef{raw: raw, id: uint64(n), numeric: true})
 			continue
 		}
-		name := PlainTextName(raw)
+		name := input.PlainText(raw)
 		out = append(out, termRef{raw: raw, name: name, key: FoldName(name), slug: strings.ToLower(raw)})
 	}
 	return out, nil

@@ -11,32 +11,34 @@ import (
 
 	"calendar/config"
 	"calendar/controllers"
+	"calendar/controllers/endpoint"
+	"calendar/controllers/openapi"
 	"calendar/middleware"
 	"calendar/models"
 )
 
 // Table is every route under the namespace {prefix}/calendar/events/v1, in the order the index lists them.
 // The router, the namespace index and the OpenAPI document are all built from it.
-func Table(app *controllers.App) []controllers.Route {
+func Table(app *controllers.App) []endpoint.Route {
 	index := &controllers.IndexController{App: app}
 	doc := &controllers.DocController{App: app}
 	events := &controllers.EventController{App: app}
-	table := []controllers.Route{
-		{Path: "/", Endpoints: []controllers.Endpoint{
-			controllers.Get(index.Index).
+	table := []endpoint.Route{
+		{Path: "/", Endpoints: []endpoint.Endpoint{
+			endpoint.Get(index.Index).
 				Doc("Namespace index", "The routes of the namespace with their methods and parameters.").
 				Respond(http.StatusOK, "NamespaceIndex", "The namespace index").
 				Respond(http.StatusNotFound, "Error", "Unknown namespace (rest_invalid_namespace)"),
 		}},
-		{Path: "/doc", Endpoints: []controllers.Endpoint{
-			controllers.Get(doc.Doc).
+		{Path: "/doc", Endpoints: []endpoint.Endpoint{
+			endpoint.Get(doc.Doc).
 				Doc("OpenAPI document", "This document: every route, parameter, request body, response and error "+
 					"of the namespace, generated from the route table that serves requests. A page rendering it "+
 					"for people is at /docs on the server root.").
 				Respond(http.StatusOK, "OpenAPIDocument", "The OpenAPI 3 document of the interface"),
 		}},
-		{Path: "/events", Endpoints: []controllers.Endpoint{
-			controllers.Get(events.List).ClockedBy(events.ListClock).StreamedWhen(controllers.WantsCalendar).
+		{Path: "/events", Endpoints: []endpoint.Endpoint{
+			endpoint.Get(events.List).ClockedBy(events.ListClock).StreamedWhen(controllers.WantsCalendar).
 				Doc("List events", "The events the caller may see that pass every filter, ordered by start date then ID, "+
 					"one page at a time. Events hidden from listings are never listed. Without date parameters the window "+
 					"is 00:00 today (site time) to 23:59:59 of the day two years ahead; any starts_*/ends_* parameter drops "+
@@ -51,7 +53,7 @@ func Table(app *controllers.App) []controllers.Route {
 				RespondAs(http.StatusOK, "text/calendar", "ICalendar", "").
 				Respond(http.StatusBadRequest, "Error", "A bad filter (rest_invalid_param)").
 				Respond(http.StatusNotFound, "Error", "A page past the last (event-archive-page-not-found)"),
-			controllers.Post(events.Create).Require("title", "start_date", "end_date").Authenticated().
+			endpoint.Post(events.Create).Require("title", "start_date", "end_date").Authenticated().
 				Doc("Create an event", "Creates an event; contributors and above. Users who cannot publish get pending "+
 					"for publish or future, and draft without a status. The end may not be before the start.").
 				Respond(http.StatusCreated, "Event", "The event created; Location names it").
@@ -59,15 +61,15 @@ func Table(app *controllers.App) []controllers.Route {
 				Respond(http.StatusUnauthorized, "Error", "No credentials (rest_forbidden)").
 				Respond(http.StatusForbidden, "Error", "The caller may not create events (rest_forbidden)"),
 		}},
-		{Path: "/events.ics", Endpoints: []controllers.Endpoint{
-			controllers.Get(events.Feed).ClockedBy(events.ListClock).StreamedWhen(controllers.Always).
+		{Path: "/events.ics", Endpoints: []endpoint.Endpoint{
+			endpoint.Get(events.Feed).ClockedBy(events.ListClock).StreamedWhen(controllers.Always).
 				Doc("Subscribe to events (iCalendar feed)", controllers.FeedDoc).
 				RespondAs(http.StatusOK, "text/calendar", "ICalendar", "The feed").
 				Respond(http.StatusBadRequest, "Error", "A bad filter (rest_invalid_param)"),
 		}},
 		{Path: "/events/:id", Endpoints: eventItemEndpoints(events.ReadByID, events.UpdateByID, events.DeleteByID)},
-		{Path: "/events/:id.ics", Endpoints: []controllers.Endpoint{
-			controllers.Get(events.ReadICalByID).Dated().
+		{Path: "/events/:id.ics", Endpoints: []endpoint.Endpoint{
+			endpoint.Get(events.ReadICalByID).Dated().
 				Doc("Read an event as iCalendar", "The event as an iCalendar object with one VEVENT (and the "+
 					"VTIMEZONE it needs), built as in the feed of /events.ics. The read rules and errors of GET "+
 					"/events/{id} apply (JSON error bodies): 404 for an unknown event, 403 when trashed, not "+
@@ -97,19 +99,19 @@ const tooManyPasswords = "Too many wrong passwords from this client address, or 
 
 // linkedEndpoints are the handlers of one kind's routes, before documentation.
 type linkedEndpoints struct {
-	list, create                           controllers.Endpoint
-	read, update, remove                   controllers.Endpoint
-	readBySlug, updateBySlug, removeBySlug controllers.Endpoint
+	list, create                           endpoint.Endpoint
+	read, update, remove                   endpoint.Endpoint
+	readBySlug, updateBySlug, removeBySlug endpoint.Endpoint
 }
 
 // linkedRoutes documents and lists one kind's routes: the collection, the item by ID and the item by slug.
-func linkedRoutes(name, plural, schema string, e linkedEndpoints) []controllers.Route {
+func linkedRoutes(name, plural, schema string, e linkedEndpoints) []endpoint.Route {
 	a := "a " + name
 	if strings.HasPrefix(name, "o") {
 		a = "an " + name
 	}
-	item := func(read, update, remove controllers.Endpoint, by string) []controllers.Endpoint {
-		return []controllers.Endpoint{
+	item := func(read, update, remove endpoint.Endpoint, by string) []endpoint.Endpoint {
+		return []endpoint.Endpoint{
 			read.Dated().Doc("Read "+a+" "+by, "Records that are not published need read rights (403 "+name+
 				"-not-accessible, also for trashed ones). A password-protected "+name+" comes back with its details "+
 				"blanked (its name stays visible) unless password matches or the caller can edit it. Includes json_ld. "+
@@ -136,8 +138,8 @@ func linkedRoutes(name, plural, schema string, e linkedEndpoints) []controllers.
 				Respond(http.StatusGone, "Error", "Already in the trash ("+name+"-is-in-trash)"),
 		}
 	}
-	return []controllers.Route{
-		{Path: "/" + plural, Endpoints: []controllers.Endpoint{
+	return []endpoint.Route{
+		{Path: "/" + plural, Endpoints: []endpoint.Endpoint{
 			e.list.ClockedBy(controllers.UpcomingClock).Doc("List "+plural, "Newest first (publication date). Visitors see published "+plural+" only and "+
 				"may only ask for status=publish; contributors and above may ask for any statuses (by default every status "+
 				"but trash) and see what they may read one by one: published "+plural+" and their own, all of them for "+
@@ -166,31 +168,31 @@ func linkedRoutes(name, plural, schema string, e linkedEndpoints) []controllers.
 	}
 }
 
-// VenueRoutes are the venue routes for the route table (seed §4).
-func venueRoutes(app *controllers.App) []controllers.Route {
+// VenueRoutes are the venue routes for the route table.
+func venueRoutes(app *controllers.App) []endpoint.Route {
 	vc := controllers.VenueController{App: app}
 	return linkedRoutes("venue", "venues", "Venue", linkedEndpoints{
-		list: controllers.Get(vc.List), create: controllers.Post(vc.Create),
-		read: controllers.Get(vc.Read), update: controllers.Update(vc.Update), remove: controllers.Delete(vc.Delete),
-		readBySlug: controllers.Get(vc.ReadBySlug), updateBySlug: controllers.Update(vc.UpdateBySlug), removeBySlug: controllers.Delete(vc.DeleteBySlug),
+		list: endpoint.Get(vc.List), create: endpoint.Post(vc.Create),
+		read: endpoint.Get(vc.Read), update: endpoint.Update(vc.Update), remove: endpoint.Delete(vc.Delete),
+		readBySlug: endpoint.Get(vc.ReadBySlug), updateBySlug: endpoint.Update(vc.UpdateBySlug), removeBySlug: endpoint.Delete(vc.DeleteBySlug),
 	})
 }
 
-// OrganizerRoutes are the organizer routes for the route table (seed §4).
-func organizerRoutes(app *controllers.App) []controllers.Route {
+// OrganizerRoutes are the organizer routes for the route table.
+func organizerRoutes(app *controllers.App) []endpoint.Route {
 	oc := controllers.OrganizerController{App: app}
 	return linkedRoutes("organizer", "organizers", "Organizer", linkedEndpoints{
-		list: controllers.Get(oc.List), create: controllers.Post(oc.Create),
-		read: controllers.Get(oc.Read), update: controllers.Update(oc.Update), remove: controllers.Delete(oc.Delete),
-		readBySlug: controllers.Get(oc.ReadBySlug), updateBySlug: controllers.Update(oc.UpdateBySlug), removeBySlug: controllers.Delete(oc.DeleteBySlug),
+		list: endpoint.Get(oc.List), create: endpoint.Post(oc.Create),
+		read: endpoint.Get(oc.Read), update: endpoint.Update(oc.Update), remove: endpoint.Delete(oc.Delete),
+		readBySlug: endpoint.Get(oc.ReadBySlug), updateBySlug: endpoint.Update(oc.UpdateBySlug), removeBySlug: endpoint.Delete(oc.DeleteBySlug),
 	})
 }
 
 // eventItemEndpoints are the endpoints of one event, addressed by ID or by slug.
 func eventItemEndpoints[R, U, D any](read func(*gin.Context, *R) error, update func(*gin.Context, *U) error,
-	remove func(*gin.Context, *D) error) []controllers.Endpoint {
-	return []controllers.Endpoint{
-		controllers.Get(read).Dated().
+	remove func(*gin.Context, *D) error) []endpoint.Endpoint {
+	return []endpoint.Endpoint{
+		endpoint.Get(read).Dated().
 			Doc("Read an event", "The event with its JSON-LD. A trashed event is readable by its editors only "+
 				"(others get 403 event-no-longer-available); an unpublished one needs read rights (403 "+
 				"event-not-accessible); a password-protected one needs its password unless the caller can edit it "+
@@ -201,7 +203,7 @@ func eventItemEndpoints[R, U, D any](read func(*gin.Context, *R) error, update f
 			Respond(http.StatusForbidden, "Error", "The event is trashed, not accessible, or password-protected").
 			Respond(http.StatusTooManyRequests, "Error", tooManyPasswords).
 			Respond(http.StatusNotFound, "Error", "No such event (rest-event-not-found)"),
-		controllers.Update(update).Authenticated().Conditional().
+		endpoint.Update(update).Authenticated().Conditional().
 			Doc("Update an event", "Changes the fields sent; omitted fields are unchanged, lists sent replace the "+
 				"current ones. Sending one of start_date and end_date keeps the other. A status restores a trashed "+
 				"event; status trash trashes it. POST, PUT and PATCH are the same.").
@@ -210,7 +212,7 @@ func eventItemEndpoints[R, U, D any](read func(*gin.Context, *R) error, update f
 			Respond(http.StatusUnauthorized, "Error", "No credentials (rest_forbidden)").
 			Respond(http.StatusForbidden, "Error", "The caller may not edit this event (rest_forbidden)").
 			Respond(http.StatusNotFound, "Error", "No such event (rest-event-not-found)"),
-		controllers.Delete(remove).Authenticated().Conditional().
+		endpoint.Delete(remove).Authenticated().Conditional().
 			Doc("Delete an event", "Moves the event to the trash and answers it with status trash; a second delete "+
 				"is 410 event-is-in-trash. force=true deletes it permanently and answers the event as it was.").
 			Respond(http.StatusOK, "Event", "The event trashed, or as it was before a permanent delete").
@@ -221,45 +223,45 @@ func eventItemEndpoints[R, U, D any](read func(*gin.Context, *R) error, update f
 	}
 }
 
-// termRoutes are the category and tag routes (reference §1.4, §2.3, §8.3; API.md decides 404 for unknown IDs).
-func termRoutes(app *controllers.App) []controllers.Route {
+// termRoutes are the category and tag routes (404 for unknown IDs, as everywhere).
+func termRoutes(app *controllers.App) []endpoint.Route {
 	categories := controllers.CategoryController{App: app}
 	tags := controllers.TagController{App: app}
-	return []controllers.Route{
-		{Path: "/categories", Endpoints: []controllers.Endpoint{
-			termList(controllers.Get(categories.List), "categories",
+	return []endpoint.Route{
+		{Path: "/categories", Endpoints: []endpoint.Endpoint{
+			termList(endpoint.Get(categories.List), "categories",
 				" `parent` keeps the direct children of a category (it must exist).").
 				Respond(http.StatusOK, "CategoryList", "One page of categories"),
-			termCreate(controllers.Post(categories.Create), "category",
+			termCreate(endpoint.Post(categories.Create), "category",
 				"Creates a category. Needs the author role or above. `parent` must be an existing category (0: top level).").
 				Respond(http.StatusCreated, "Category", "The category created"),
 		}},
-		{Path: "/categories/:id", Endpoints: []controllers.Endpoint{
-			termGet(controllers.Get(categories.Get), "category").
+		{Path: "/categories/:id", Endpoints: []endpoint.Endpoint{
+			termGet(endpoint.Get(categories.Get), "category").
 				Respond(http.StatusOK, "Category", "The category"),
-			termUpdate(controllers.Update(categories.Update), "category",
+			termUpdate(endpoint.Update(categories.Update), "category",
 				"Changes the fields sent; omitted fields stay. Needs the author role or above. A new parent must exist "+
 					"and must not be the category itself or one of its descendants.").
 				Respond(http.StatusOK, "Category", "The category as updated"),
-			termDelete(controllers.Delete(categories.Delete), "category",
+			termDelete(endpoint.Delete(categories.Delete), "category",
 				"Deletes the category for good: events lose it and its children move to its parent. Needs the author "+
 					"role or above.").
 				Respond(http.StatusOK, "Category", "The category as it was before the delete").
 				Respond(http.StatusConflict, "Error", "A child would move next to a category of the same name (rest_cannot_delete)"),
 		}},
-		{Path: "/tags", Endpoints: []controllers.Endpoint{
-			termList(controllers.Get(tags.List), "tags", "").
+		{Path: "/tags", Endpoints: []endpoint.Endpoint{
+			termList(endpoint.Get(tags.List), "tags", "").
 				Respond(http.StatusOK, "TagList", "One page of tags"),
-			termCreate(controllers.Post(tags.Create), "tag", "Creates a tag. Needs the editor role or above.").
+			termCreate(endpoint.Post(tags.Create), "tag", "Creates a tag. Needs the editor role or above.").
 				Respond(http.StatusCreated, "Tag", "The tag created"),
 		}},
-		{Path: "/tags/:id", Endpoints: []controllers.Endpoint{
-			termGet(controllers.Get(tags.Get), "tag").
+		{Path: "/tags/:id", Endpoints: []endpoint.Endpoint{
+			termGet(endpoint.Get(tags.Get), "tag").
 				Respond(http.StatusOK, "Tag", "The tag"),
-			termUpdate(controllers.Update(tags.Update), "tag",
+			termUpdate(endpoint.Update(tags.Update), "tag",
 				"Changes the fields sent; omitted fields stay. Needs the editor role or above.").
 				Respond(http.StatusOK, "Tag", "The tag as updated"),
-			termDelete(controllers.Delete(tags.Delete), "tag",
+			termDelete(endpoint.Delete(tags.Delete), "tag",
 				"Deletes the tag for good: events lose it. Needs the editor role or above.").
 				Respond(http.StatusOK, "Tag", "The tag as it was before the delete"),
 		}},
@@ -267,7 +269,7 @@ func termRoutes(app *controllers.App) []controllers.Route {
 }
 
 // termList, termGet, termCreate, termUpdate and termDelete add the documentation both taxonomies share.
-func termList(e controllers.Endpoint, plural, extra string) controllers.Endpoint {
+func termList(e endpoint.Endpoint, plural, extra string) endpoint.Endpoint {
 	return e.Doc("List event "+plural, "Reads are public. Ordered by name (case-insensitive) unless `orderby` says "+
 		"otherwise; `hide_empty` (default true) leaves out terms no published event has; `count` is the number of "+
 		"published events with the term. The body is `{rest_url, total, total_pages, "+plural+", next_rest_url?, "+
@@ -276,35 +278,35 @@ func termList(e controllers.Endpoint, plural, extra string) controllers.Endpoint
 		Respond(http.StatusBadRequest, "Error", "A parameter is invalid or names a record that does not exist (rest_invalid_param)")
 }
 
-func termGet(e controllers.Endpoint, kind string) controllers.Endpoint {
+func termGet(e endpoint.Endpoint, kind string) endpoint.Endpoint {
 	return e.Doc("Read an event "+kind, "The "+kind+" with this term ID. Reads are public. Terms have no "+
 		"modification date, so there is no Last-Modified: revalidate with the ETag (If-None-Match).").
 		Respond(http.StatusNotFound, "Error", "No "+kind+" has this ID (rest_term_invalid)")
 }
 
-func termCreate(e controllers.Endpoint, kind, description string) controllers.Endpoint {
+func termCreate(e endpoint.Endpoint, kind, description string) endpoint.Endpoint {
 	return termWrite(e.Require("name"), kind, "Create an event "+kind, description+" A name already used under the "+
 		"same parent (case-insensitive) is 400 term_exists with the existing term's ID in data.term_id; the slug, "+
 		"given or made from the name, is made unique.")
 }
 
-func termUpdate(e controllers.Endpoint, kind, description string) controllers.Endpoint {
+func termUpdate(e endpoint.Endpoint, kind, description string) endpoint.Endpoint {
 	return termWrite(e.Conditional(), kind, "Update an event "+kind, description+" A name already used under the same parent is "+
 		"400 term_exists; a slug another term uses is 400 duplicate_term_slug naming slug.").
 		Respond(http.StatusNotFound, "Error", "No "+kind+" has this ID (rest_term_invalid)")
 }
 
-func termDelete(e controllers.Endpoint, kind, description string) controllers.Endpoint {
+func termDelete(e endpoint.Endpoint, kind, description string) endpoint.Endpoint {
 	return termAuth(e, kind).Conditional().Doc("Delete an event "+kind, description).
 		Respond(http.StatusNotFound, "Error", "No "+kind+" has this ID (rest_term_invalid)")
 }
 
-func termWrite(e controllers.Endpoint, kind, summary, description string) controllers.Endpoint {
+func termWrite(e endpoint.Endpoint, kind, summary, description string) endpoint.Endpoint {
 	return termAuth(e, kind).Doc(summary, description+" Validation errors (400) come before permission errors (403).").
 		Respond(http.StatusBadRequest, "Error", "A parameter is missing or invalid, or the name or slug is taken")
 }
 
-func termAuth(e controllers.Endpoint, kind string) controllers.Endpoint {
+func termAuth(e endpoint.Endpoint, kind string) endpoint.Endpoint {
 	return e.Authenticated().
 		Respond(http.StatusUnauthorized, "Error", "No credentials, or bad ones (rest_forbidden)").
 		Respond(http.StatusForbidden, "Error", "The caller's role may not manage "+kind+"s (rest_forbidden)")
@@ -339,7 +341,7 @@ func New(app *controllers.App) http.Handler {
 	health := controllers.HealthController{App: app}
 	docs := controllers.NewDocsUIController(app)
 	for path, handler := range map[string]gin.HandlerFunc{"/healthz": health.Live, "/readyz": health.Ready,
-		"/metrics": gin.WrapH(metrics.Handler()), controllers.DocsPath: docs.Page, controllers.DocsPath + "/:file": docs.Asset} {
+		"/metrics": gin.WrapH(metrics.Handler()), openapi.DocsPath: docs.Page, openapi.DocsPath + "/:file": docs.Asset} {
 		r.GET(path, handler)
 		r.HEAD(path, handler)
 	}
@@ -383,7 +385,7 @@ type routerRoute struct {
 // routeVariant is an endpoint of a router route with the suffix of its parameter ("" for the bare one).
 type routeVariant struct {
 	suffix   string
-	endpoint controllers.Endpoint
+	endpoint endpoint.Endpoint
 	handler  gin.HandlerFunc
 }
 
@@ -395,12 +397,12 @@ func RouterPattern(path string) (pattern, param, suffix string) {
 	if !strings.HasPrefix(last, ":") {
 		return path, "", ""
 	}
-	param, suffix = controllers.SplitParam(last[1:])
+	param, suffix = endpoint.SplitParam(last[1:])
 	return path[:slash+1] + ":" + param, param, suffix
 }
 
 // routerRoutes groups the endpoints of the table by method and gin pattern, in the table's order.
-func routerRoutes(table []controllers.Route) []*routerRoute {
+func routerRoutes(table []endpoint.Route) []*routerRoute {
 	var out []*routerRoute
 	byKey := map[string]*routerRoute{}
 	for _, route := range table {

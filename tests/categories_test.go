@@ -240,7 +240,7 @@ func TestCategoryCapturesReplay(t *testing.T) {
 		expectKeys(t, "term", res.Body, "id", "count", "description", "name", "slug", "taxonomy", "parent", "meta", "url", "urls")
 		expectKeys(t, "urls", rawItem(t, res.Body, "urls", -1), "self", "collection")
 	})
-	t.Run("64 GET /categories/999999 (404 by API.md)", func(t *testing.T) {
+	t.Run("64 GET /categories/999999 (404 like every unknown ID)", func(t *testing.T) {
 		f.app.Get("/categories/999999").ExpectError(t, http.StatusNotFound, "rest_term_invalid")
 	})
 	t.Run("65 POST /categories duplicate name", func(t *testing.T) {

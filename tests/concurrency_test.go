@@ -16,7 +16,7 @@ import (
 	"calendar/models"
 )
 
-// The concurrency tests of issue 9. .ci/run runs them (and the suite's other concurrent tests: concurrent identical
+// The concurrency tests. .ci/run runs them (and the suite's other concurrent tests: concurrent identical
 // venue and organizer creates, concurrent term creates and resolutions, concurrent link updates) under -race with
 // CALENDAR_TEST_ROUNDS=20 on both databases. Each round releases its writers at once (concurrently) and then checks
 // what a user would see.

@@ -9,7 +9,7 @@ import (
 	"calendar/models"
 )
 
-// TestGetAnswersCarryAnETagAndRevalidate proves the conditional GET of issue 10: an ETag on every GET answer,
+// TestGetAnswersCarryAnETagAndRevalidate proves the conditional GET: an ETag on every GET answer,
 // 304 with no body for a matching If-None-Match, and a new ETag as soon as the data changes.
 func TestGetAnswersCarryAnETagAndRevalidate(t *testing.T) {
 	t.Parallel()

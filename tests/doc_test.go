@@ -20,7 +20,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"calendar/config"
-	"calendar/controllers"
+	"calendar/controllers/endpoint"
+	"calendar/controllers/openapi"
 	"calendar/routes"
 )
 
@@ -45,7 +46,7 @@ func TestDocIsAValidOpenAPIDocumentWithTheReferenceKeys(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	doc, raw := loadDoc(t, app)
-	// The keys the reference's SwaggerDocumentationCest checks (reference §3.2).
+	// The keys the reference's SwaggerDocumentationCest checks.
 	for _, key := range []string{"openapi", "info", "servers", "components", "paths"} {
 		if _, ok := raw[key]; !ok {
 			t.Errorf("/doc lacks %q", key)
@@ -62,7 +63,7 @@ func TestDocIsAValidOpenAPIDocumentWithTheReferenceKeys(t *testing.T) {
 			t.Errorf("paths[%q].get is missing", path)
 		}
 	}
-	// API.md's decisions are in the description people read.
+	// The API's decisions are in the description people read.
 	for _, want := range []string{"next wednesday 4pm", "omitted field is unchanged", "410 *-is-in-trash",
 		"rest_missing_callback_param", "Authorization: Bearer", "X-TEC-Total"} {
 		if !strings.Contains(doc.Info.Description, want) {
@@ -78,7 +79,7 @@ func TestDocIsAValidOpenAPIDocumentWithTheReferenceKeys(t *testing.T) {
 
 func tableHas(app *App, openAPIPath string) bool {
 	for _, r := range app.Table {
-		if controllers.OpenAPIPath(r.Path) == openAPIPath {
+		if endpoint.OpenAPIPath(r.Path) == openAPIPath {
 			return true
 		}
 	}
@@ -237,44 +238,44 @@ func TestNamespaceIndexHasTheReferenceShape(t *testing.T) {
 
 // widgetInput exercises every kind of parameter the binder describes, for a made-up route table.
 type widgetInput struct {
-	Title controllers.Opt[string]   `param:"title" doc:"The widget title."`
-	Tags  controllers.Opt[[]int64]  `param:"tags" doc:"Tag IDs."`
-	Mode  controllers.Opt[string]   `param:"mode" enum:"a,b" default:"a" doc:"The mode."`
-	Flag  controllers.Opt[bool]     `param:"flag" default:"false" doc:"A flag."`
-	Names controllers.Opt[[]string] `param:"names" doc:"Names."`
+	Title endpoint.Opt[string]   `param:"title" doc:"The widget title."`
+	Tags  endpoint.Opt[[]int64]  `param:"tags" doc:"Tag IDs."`
+	Mode  endpoint.Opt[string]   `param:"mode" enum:"a,b" default:"a" doc:"The mode."`
+	Flag  endpoint.Opt[bool]     `param:"flag" default:"false" doc:"A flag."`
+	Names endpoint.Opt[[]string] `param:"names" doc:"Names."`
 }
 
 type widgetItemInput struct {
-	ID controllers.Opt[int64] `param:"id" in:"path" doc:"The widget ID."`
+	ID endpoint.Opt[int64] `param:"id" in:"path" doc:"The widget ID."`
 	widgetInput
 }
 
 type widgetListInput struct {
-	controllers.Paging
-	Search controllers.Opt[string] `param:"search" doc:"Text to look for."`
+	endpoint.Paging
+	Search endpoint.Opt[string] `param:"search" doc:"Text to look for."`
 }
 
 func TestDocDescribesEveryParameterRequestBodyAndResponse(t *testing.T) {
 	t.Parallel()
 	noop := func(*gin.Context, *widgetItemInput) error { return nil }
-	table := []controllers.Route{
-		{Path: "/widgets", Endpoints: []controllers.Endpoint{
-			controllers.Get(func(*gin.Context, *widgetListInput) error { return nil }).
+	table := []endpoint.Route{
+		{Path: "/widgets", Endpoints: []endpoint.Endpoint{
+			endpoint.Get(func(*gin.Context, *widgetListInput) error { return nil }).
 				Doc("List widgets", "Lists them.").Respond(http.StatusOK, "EventList", "A page of widgets"),
-			controllers.Post(func(*gin.Context, *widgetInput) error { return nil }).Require("title").Authenticated().
+			endpoint.Post(func(*gin.Context, *widgetInput) error { return nil }).Require("title").Authenticated().
 				Respond(http.StatusCreated, "Event", "The new widget"),
 		}},
-		{Path: "/widgets/:id", Endpoints: []controllers.Endpoint{
-			controllers.Get(noop).Respond(http.StatusOK, "Event", "The widget"),
-			controllers.Update(noop).Authenticated().Respond(http.StatusOK, "Event", "The widget"),
-			controllers.Delete(noop).Authenticated().Respond(http.StatusOK, "Event", "The trashed widget"),
+		{Path: "/widgets/:id", Endpoints: []endpoint.Endpoint{
+			endpoint.Get(noop).Respond(http.StatusOK, "Event", "The widget"),
+			endpoint.Update(noop).Authenticated().Respond(http.StatusOK, "Event", "The widget"),
+			endpoint.Delete(noop).Authenticated().Respond(http.StatusOK, "Event", "The trashed widget"),
 		}},
 	}
 	cfg, _, err := config.Load(nil, func(string) string { return "" }, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := controllers.NewDocument(table, cfg)
+	doc := openapi.NewDocument(table, cfg)
 	doc.Servers = openapi3.Servers{{URL: "http://example.com/calendar/events/v1/"}}
 	raw, err := json.Marshal(doc)
 	if err != nil {
@@ -445,7 +446,7 @@ func loadReferenceBodies(t *testing.T) []referenceBody {
 	return bodies
 }
 
-// withAdditions adds what API.md §8 puts on every event (ticketed, parent) to the reference's events.
+// withAdditions adds what this API puts on every event (ticketed, parent) to the captured events.
 func withAdditions(schema string, body any) any {
 	addTo := func(e any) {
 		m := e.(map[string]any)
@@ -491,7 +492,7 @@ func TestComponentSchemasRejectDrift(t *testing.T) {
 	for _, rb := range loadReferenceBodies(t) {
 		byCapture[rb.Capture] = rb
 	}
-	// copyOf returns a fresh, decoded copy of a capture's body with API.md's additions.
+	// copyOf returns a fresh, decoded copy of a capture's body with this API's additions.
 	copyOf := func(capture string) map[string]any {
 		rb := byCapture[capture]
 		raw, _ := json.Marshal(rb.Body)
@@ -504,7 +505,7 @@ func TestComponentSchemasRejectDrift(t *testing.T) {
 		name, schema, capture string
 		change                func(m map[string]any)
 	}{
-		{"an event without ticketed (API.md §8)", "Event", event, func(m map[string]any) { delete(m, "ticketed") }},
+		{"an event without ticketed", "Event", event, func(m map[string]any) { delete(m, "ticketed") }},
 		{"an event with a numeric author", "Event", event, func(m map[string]any) { m["author"] = 1 }},
 		{"an event with an undocumented member", "Event", event, func(m map[string]any) { m["extra"] = 1 }},
 		{"date details that are not zero-padded strings", "Event", event, func(m map[string]any) {

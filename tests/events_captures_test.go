@@ -40,7 +40,7 @@ func loadCapture(t *testing.T, file string) capture {
 	return c
 }
 
-// extraKeys may appear here where the reference has none: the event fields this service adds (API.md §8), and the
+// extraKeys may appear here where the reference has none: the event fields this service adds, and the
 // list links whose presence depends on the data (a next page exists here, not in the recorded installation).
 var extraKeys = map[string]bool{"ticketed": true, "parent": true, "next_rest_url": true, "previous_rest_url": true}
 
@@ -111,8 +111,8 @@ func jsonType(v any) string {
 }
 
 // captureCase replays one capture. The path's event IDs are replaced by this test's own; path and body, when set,
-// are the request to send instead (for IDs of other records); status and code, when set, are where API.md
-// decides differently from the reference (why says where).
+// are the request to send instead (for IDs of other records); status and code, when set, are where this API
+// decides differently from The Events Calendar (why says how).
 type captureCase struct {
 	file   string
 	path   string
@@ -187,8 +187,8 @@ func (f *captureFixture) cases() []captureCase {
 		{file: "22_GET_events_status_draft_unauthenticated.json"},
 		{file: "23_GET_events_status_draft_authenticated.json"},
 		{file: "24_GET_event_by_id_100.json"},
-		{file: "27_GET_event_by_id_not_found_999999.json", status: 404, code: "rest-event-not-found", why: "API.md §5: an unknown ID is 404"},
-		{file: "28_GET_event_by_slug_not_found.json", status: 404, code: "rest-event-not-found", why: "API.md §5: an unknown slug is 404"},
+		{file: "27_GET_event_by_id_not_found_999999.json", status: 404, code: "rest-event-not-found", why: "an unknown ID is 404"},
+		{file: "28_GET_event_by_slug_not_found.json", status: 404, code: "rest-event-not-found", why: "an unknown slug is 404"},
 		{file: "30_GET_event_password_protected_no_password.json"},
 		{file: "31_GET_event_password_protected_wrong_password.json"},
 		{file: "32_GET_event_password_protected_with_password.json"},
@@ -197,10 +197,10 @@ func (f *captureFixture) cases() []captureCase {
 		{file: "35_POST_event_missing_fields.json"},
 		{file: "36_POST_event_missing_title_only.json"},
 		{file: "37_POST_event_end_before_start.json", status: 400, code: "rest_invalid_param",
-			why: "API.md §3: an end before the start is 400 naming end_date"},
+			why: "an end before the start is 400 naming end_date"},
 		{file: "38_POST_event_bad_date_format.json"},
 		{file: "39_POST_event_venue_as_array.json", status: 201,
-			why:  "API.md §7: an event may have several venues, so [7] is a list of IDs",
+			why:  "an event may have several venues, so [7] is a list of IDs",
 			body: map[string]any{"title": "Venue array", "start_date": "2027-01-01 10:00:00", "end_date": "2027-01-01 11:00:00", "venue": []any{f.venue}}},
 		{file: "40_POST_event_create_full.json", body: map[string]any{"title": "Capture Festival", "description": "Created for captures",
 			"start_date": "2027-02-14 18:00:00", "end_date": "2027-02-14 22:00:00", "venue": f.venue,
@@ -208,15 +208,15 @@ func (f *captureFixture) cases() []captureCase {
 			"cost": "15", "website": "https://example.com/capture", "featured": true, "show_map": true}},
 		{file: "41_POST_event_create_with_new_venue_and_organizer_objects.json"},
 		{file: "42_POST_event_update_title.json"},
-		{file: "43_PATCH_event_update_end_before_start.json", status: 400, code: "rest_invalid_param", why: "API.md §3"},
+		{file: "43_PATCH_event_update_end_before_start.json", status: 400, code: "rest_invalid_param", why: "an end before the start is 400"},
 		{file: "44_PUT_event_by_slug_update.json"},
 		{file: "45_DELETE_event_unauthenticated.json"},
 		{file: "46_DELETE_event.json"},
 		{file: "47_DELETE_event_already_trashed.json"},
 		{file: "48_GET_event_trashed_unauthenticated.json", status: 403, code: "event-no-longer-available",
-			why: "API.md §6: a trashed event is no longer available to non-editors"},
+			why: "a trashed event is no longer available to non-editors"},
 		{file: "70_GET_events_per_page_1.json"},
-		{file: "74_GET_events_ticketed_true.json", status: 200, why: "API.md §8: ticketed is built in"},
+		{file: "74_GET_events_ticketed_true.json", status: 200, why: "ticketed is built in"},
 		{file: "75_GET_events_post_parent_0.json"},
 		{file: "76_GET_events_tags_by_ids_csv.json", path: fmt.Sprintf("/events?tags=%d,%d&per_page=2", f.outdoor, f.free)},
 		{file: "77_GET_events_categories_unknown_slug.json"},
@@ -224,7 +224,7 @@ func (f *captureFixture) cases() []captureCase {
 		{file: "79_GET_events_page_0.json"},
 		{file: "80_GET_events_start_date_only_iso8601.json"},
 		{file: "81_GET_events_end_date_before_start_date.json"},
-		{file: "87_GET_event_id_zero.json", status: 404, code: "rest-event-not-found", why: "API.md §5: an unknown ID is 404"},
+		{file: "87_GET_event_id_zero.json", status: 404, code: "rest-event-not-found", why: "an unknown ID is 404"},
 		{file: "89_POST_event_status_draft_then_public_read.json"},
 		{file: "90_GET_event_draft_unauthenticated_2044.json"},
 		{file: "91_GET_event_draft_authenticated_2044.json"},

@@ -13,7 +13,7 @@ import (
 
 	ics "github.com/arran4/golang-ical"
 
-	"calendar/controllers"
+	"calendar/controllers/input"
 )
 
 // icalEvent is what a VEVENT says, in the form the tests compare: times as UTC instants in RFC 3339, dates
@@ -117,7 +117,7 @@ func icalTime(t *testing.T, p *ics.IANAProperty) string {
 	layout := "20060102T150405Z"
 	if tz := p.ICalParameters["TZID"]; len(tz) == 1 {
 		var err error
-		if loc, _, err = controllers.ParseTimezone(tz[0]); err != nil {
+		if loc, _, err = input.ParseTimezone(tz[0]); err != nil {
 			t.Fatalf("TZID %q: %v", tz[0], err)
 		}
 		layout = "20060102T150405"

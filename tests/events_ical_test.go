@@ -15,7 +15,7 @@ import (
 	"calendar/models"
 )
 
-// The iCalendar feeds of issue 10: GET /events.ics, GET /events with Accept: text/calendar and GET
+// The iCalendar feeds: GET /events.ics, GET /events with Accept: text/calendar and GET
 // /events/{id}.ics. Every answer is read back by golang-ical (readICal, which also checks the line format) and,
 // where node and ical.js are installed, by ical.js (readICalJS).
 

@@ -423,8 +423,8 @@ func mustZone(t *testing.T, name string) *time.Location {
 	return loc
 }
 
-// TestDateFiltersAsTheReferenceWorkedExamples replays reference §7.6's worked examples (wpunit Archive_EventTest
-// and EventArchiveCest): inclusive bounds cover whole days, strict ones are used as given.
+// TestDateFiltersAsTheReferenceWorkedExamples replays The Events Calendar's worked examples of date
+// filters (its tests Archive_EventTest and EventArchiveCest): inclusive bounds cover whole days, strict ones are used as given.
 func TestDateFiltersAsTheReferenceWorkedExamples(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)

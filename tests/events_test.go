@@ -11,7 +11,7 @@ import (
 	"calendar/models"
 )
 
-// eventKeys are the keys of an event record, in order: reference §1.1 plus ticketed and parent (API.md §8).
+// eventKeys are the keys of an event record, in order: The Events Calendar's plus ticketed and parent.
 var eventKeys = []string{"id", "global_id", "global_id_lineage", "author", "status", "date", "date_utc", "modified",
 	"modified_utc", "url", "rest_url", "title", "description", "excerpt", "slug", "image", "all_day", "start_date",
 	"start_date_details", "end_date", "end_date_details", "utc_start_date", "utc_start_date_details", "utc_end_date",

@@ -33,6 +33,7 @@ import (
 
 	"calendar/config"
 	"calendar/controllers"
+	"calendar/controllers/endpoint"
 	"calendar/models"
 	"calendar/routes"
 )
@@ -51,7 +52,7 @@ type App struct {
 	Handler http.Handler
 	Store   *models.Store
 	Config  config.Config
-	Table   []controllers.Route
+	Table   []endpoint.Route
 	users   atomic.Int64
 
 	contractOnce sync.Once

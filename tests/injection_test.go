@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"calendar/controllers"
+	"calendar/controllers/endpoint"
+	"calendar/controllers/input"
 	"calendar/models"
 )
 
@@ -107,7 +108,7 @@ func TestInjectionPayloadsAreOnlyText(t *testing.T) {
 				continue
 			}
 			got := app.Get(eventPath(res.JSON(t)), editor).ExpectStatus(t, http.StatusOK).JSON(t)
-			if want := controllers.PlainText(title); got["title"] != want {
+			if want := input.PlainText(title); got["title"] != want {
 				t.Errorf("title %q read back as %q, want %q", title, got["title"], want)
 			}
 			if app.countEvents(t) != events+1 || app.count(t, "users") != users {
@@ -122,7 +123,7 @@ func TestInjectionPayloadsAreOnlyText(t *testing.T) {
 
 // injectInto sends payload as one parameter of a GET route (in the query string, or in place of a path parameter)
 // and says what it sent.
-func (a *App) injectInto(pattern string, arg controllers.Arg, payload, token string) (*Response, string) {
+func (a *App) injectInto(pattern string, arg endpoint.Arg, payload, token string) (*Response, string) {
 	a.t.Helper()
 	path := pattern
 	if arg.In == "path" {

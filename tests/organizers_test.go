@@ -170,7 +170,7 @@ func TestSearchNeedsEveryFragmentInOneField(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
-	// The reference's own venue search test data (reference §8.2).
+	// The reference's own venue search test data.
 	venueTestKind.create(t, app, token, "Venue One", map[string]any{"address": "100, Avenue du Temple", "city": "Paris",
 		"province": "Ile de France", "country": "France", "zip": "75003", "phone": "3333333"})
 	venueTestKind.create(t, app, token, "Venue Two", map[string]any{"address": "10 Downing Street", "city": "London",

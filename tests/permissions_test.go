@@ -12,9 +12,9 @@ import (
 	"calendar/models"
 )
 
-// This file holds the permission matrix of issue 9: every write route of the route table × every role × own or
+// This file holds the permission matrix: every write route of the route table × every role × own or
 // another user's record × every status, and every read route × role × status for visibility. The rules the test
-// expects are written out here from reference §5 and §6 and API.md §6, independently of models/permissions.go, so
+// expects are written out here from WordPress's roles and the API's rules, independently of models/permissions.go, so
 // that a wrong rule in the service fails the test instead of agreeing with it.
 
 // roleRanks orders the roles by what they may do; anonymous callers are 0.
@@ -23,7 +23,7 @@ var roleRanks = map[string]int{"anonymous": 0, "subscriber": 1, "contributor": 2
 
 func rankOf(role string) int { return roleRanks[role] }
 
-// recordStates are the states of a record the matrices try: every status of reference §6.1, and the trash with the
+// recordStates are the states of a record the matrices try: every status a record can have, and the trash with the
 // status the record had before it (permissions on a trashed record follow that status).
 var recordStates = []string{"publish", "future", "draft", "pending", "private", "trash/publish", "trash/draft"}
 
@@ -35,7 +35,7 @@ func splitState(state string) (status, before string) {
 	return state, ""
 }
 
-// mayChange is edit_post and delete_post (reference §5.2, WordPress's map_meta_cap): editors and administrators
+// mayChange is edit_post and delete_post (WordPress's map_meta_cap): editors and administrators
 // change everything; authors their own records; contributors their own records that are not published or
 // scheduled. A trashed record counts with its status before the trash.
 func mayChange(role string, own bool, state string) bool {
@@ -67,7 +67,7 @@ func mayRead(role string, own bool, state string) bool {
 	return mayChange(role, own, state)
 }
 
-// scaledBack is reference §6.2: users who cannot publish get pending for publish or future, and draft when a create
+// scaledBack is the scale-back rule: users who cannot publish get pending for publish or future, and draft when a create
 // sends no status; an update without a status keeps current.
 func scaledBack(role, sent, current string, creating bool) string {
 	canPublish := rankOf(role) >= roleRanks["author"]
@@ -189,7 +189,7 @@ type writeMatrix struct {
 // TestEveryWriteRouteByRoleOwnershipAndStatus sends every write route and method of the route table as every role,
 // on the caller's own record and on another user's, in every status, and checks the exact answer: 401 for
 // anonymous callers, 403 rest_forbidden without the right, 410 for a second trashing, else the write with the
-// status reference §6.2 gives. Refused writes change nothing (the sweep's checksum of every table).
+// status the scale-back rule gives. Refused writes change nothing (the sweep's checksum of every table).
 func TestEveryWriteRouteByRoleOwnershipAndStatus(t *testing.T) {
 	probe := NewApp(t)
 	var requests atomic.Int64
@@ -395,7 +395,7 @@ func (m *writeMatrix) creates(k ownedKind) {
 }
 
 // terms runs a category or tag write for every actor: categories need the author role or above, tags the editor
-// role or above (reference §5.3); terms have no owner or status.
+// role or above; terms have no owner or status.
 func (m *writeMatrix) terms(target writeTarget, method string) {
 	t := m.t
 	least := map[string]string{"categories": "author", "tags": "editor"}[target.kind]
@@ -559,11 +559,11 @@ func (m *readMatrix) create(k ownedKind, owner actor, state string) visibilityFi
 	return f
 }
 
-// TestEveryReadRouteByRoleAndStatus reads records of every kind, owner and status (every status of reference §6.1,
+// TestEveryReadRouteByRoleAndStatus reads records of every kind, owner and status (every status a record can have,
 // the trash from a published and from a draft record, and password-protected) as every role, through every read
 // route of the route table: single reads by ID and slug (with and without the password), lists with every status
 // filter, include, the venue and organizer event filter, and the term post/event filters. What a caller may read
-// follows reference §5.4; a protected record's details (marked with a unique string) appear only to callers who
+// follows the visibility rules; a protected record's details (marked with a unique string) appear only to callers who
 // may edit it or sent its password, and no answer ever contains a password.
 func TestEveryReadRouteByRoleAndStatus(t *testing.T) {
 	app := NewApp(t)
@@ -619,7 +619,7 @@ func (m *readMatrix) singleReads(t *testing.T) {
 	}
 }
 
-// expectSingle checks a single read: events refuse what the caller may not see in full (reference §5.4); venues
+// expectSingle checks a single read: events refuse what the caller may not see in full; venues
 // and organizers refuse what it may not read and redact the protected ones.
 func (m *readMatrix) expectSingle(t *testing.T, what string, f visibilityFixture, a actor, res *Response, withPassword bool) {
 	t.Helper()
@@ -643,7 +643,7 @@ func (m *readMatrix) expectSingle(t *testing.T, what string, f visibilityFixture
 }
 
 // lists lists every kind with every status filter as every role: the records listed are exactly those with a status
-// the filter selects that the caller may read (reference §5.4; a list never shows what a single read refuses), and
+// the filter selects that the caller may read (a list never shows what a single read refuses), and
 // protected ones are redacted for callers who may not edit them. The iCalendar feed of each event list holds the
 // same events, redacted alike.
 func (m *readMatrix) lists(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"calendar/models"
 )
 
-// If-Match on the item writes of issue 10: a write sent with the ETag of a GET that is no longer current gets 412
+// If-Match on the item writes: a write sent with the ETag of a GET that is no longer current gets 412
 // rest_precondition_failed and changes nothing; with the current ETag (or *) it goes through; of concurrent writes
 // sent with the same ETag exactly one does.
 

@@ -9,7 +9,7 @@ import (
 	"calendar/models"
 )
 
-// dirtyHTML carries what API.md §4 says sanitising removes (script, event handlers, javascript: URLs, in several
+// dirtyHTML carries what sanitising removes (script, event handlers, javascript: URLs, in several
 // spellings) next to what it keeps.
 const dirtyHTML = `<p onclick="steal()">Loud <script>alert(1)</script><b>music</b> ` +
 	`<a href="javascript:alert(1)">bad</a> <a href="JaVaScRiPt&#58;alert(2)">worse</a> ` +

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"calendar/controllers"
+	"calendar/controllers/endpoint"
 	"calendar/models"
 )
 
@@ -94,19 +94,19 @@ func TestBadInputSweep(t *testing.T) {
 }
 
 // endpoint returns the i-th endpoint of the route with this path in the app's own table.
-func (a *App) endpoint(path string, i int) controllers.Endpoint {
+func (a *App) endpoint(path string, i int) endpoint.Endpoint {
 	for _, r := range a.Table {
 		if r.Path == path {
 			return r.Endpoints[i]
 		}
 	}
 	a.t.Fatalf("no route %s", path)
-	return controllers.Endpoint{}
+	return endpoint.Endpoint{}
 }
 
 // sweepEndpoint sweeps every method and declared parameter of one endpoint; it returns the requests sent and
 // how many were rejected.
-func sweepEndpoint(t *testing.T, app *App, pattern string, e controllers.Endpoint, ids map[string]string, admin string) (tried, rejected int) {
+func sweepEndpoint(t *testing.T, app *App, pattern string, e endpoint.Endpoint, ids map[string]string, admin string) (tried, rejected int) {
 	for _, method := range e.Methods {
 		path := fillPath(pattern, ids)
 		base := map[string]any{}

@@ -597,7 +597,7 @@ func testTermForbidden(t *testing.T, api termAPI) {
 			r.Token = token
 			f.app.Do(r).ExpectError(t, http.StatusForbidden, "rest_forbidden")
 		}
-		// Validation (400, 404) comes before the capability check (reference §0.2).
+		// Validation (400, 404) comes before the capability check.
 		expectInvalid(t, f.app.Do(Request{Method: http.MethodPost, Path: api.path, Body: map[string]any{"name": ""},
 			Token: token}), "name")
 		f.app.Do(Request{Method: http.MethodPost, Path: api.path, Token: token}).

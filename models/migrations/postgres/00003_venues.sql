@@ -1,6 +1,6 @@
 -- Venues and organizers.
--- The duplicate rule (API.md §7) looks records up by name, ignoring case.
--- has_events (API.md §8) probes, for each venue or organizer, whether one of its events is not a draft, pending or
+-- The duplicate rule looks records up by name, ignoring case.
+-- has_events probes, for each venue or organizer, whether one of its events is not a draft, pending or
 -- trashed: idx_events_listed answers that from the index alone (an index-only scan), per event or for all of them.
 -- only_with_upcoming is served by idx_events_status_start (status, start_utc, id) of the initial schema.
 

@@ -1,4 +1,4 @@
-package controllers
+package input
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 	"golang.org/x/text/currency"
 )
 
-// Limits on a cost input. The reference accepts anything; these bounds keep a
+// Limits on a cost input. The Events Calendar accepts anything; these bounds keep a
 // free-text field from becoming a storage or CPU sink while staying far above
 // what any real price list needs.
 const (
@@ -20,17 +20,17 @@ const (
 	maxCostChars  = 1000
 )
 
-// Currency positions as the reference reports them in cost_details.
+// Currency positions as The Events Calendar reports them in cost_details.
 const (
 	CurrencyPrefix  = "prefix"
 	CurrencyPostfix = "postfix"
 )
 
 // costRangeSeparator joins the low and high end of a cost range: space, U+2013
-// EN DASH, space, exactly as the reference renders it (§9.6).
+// EN DASH, space, exactly as The Events Calendar renders it.
 const costRangeSeparator = " \u2013 "
 
-// costFreeLabel is what a zero cost is shown as (reference §9.6, API.md §7).
+// costFreeLabel is what a zero cost is shown as.
 const costFreeLabel = "Free"
 
 // Cost is an event's cost as the user gave it: one or more free-text values
@@ -212,7 +212,7 @@ func allDigits(s string) bool {
 	return true
 }
 
-// CostDetails is the cost_details object of reference §1.1.
+// CostDetails is the cost_details object of an event.
 type CostDetails struct {
 	CurrencySymbol   string   `json:"currency_symbol"`
 	CurrencyCode     string   `json:"currency_code"`
@@ -221,12 +221,12 @@ type CostDetails struct {
 }
 
 // RedactedCostDetails is the cost_details that replaces the real one on a
-// password-protected record seen in a list or embed (reference §1.6).
+// password-protected record seen in a list or embed.
 func RedactedCostDetails() CostDetails {
 	return CostDetails{Values: []string{}}
 }
 
-// Format renders the cost as reference §9.6 and API.md §7 decide and returns
+// Format renders the cost (ranges joined with an en dash, 0 as "Free", the site currency when none is given) and returns
 // the output `cost` string with its cost_details.
 //
 // Every number in every value is extracted (a range "10-20" gives both ends,
@@ -296,7 +296,7 @@ func (c Cost) Format(defaultSymbol, defaultPosition string) (string, CostDetails
 	return out, details
 }
 
-// normalizeCurrencyPosition maps the site setting to the reference's two
+// normalizeCurrencyPosition maps the site setting to The Events Calendar's two
 // values. WordPress stores "suffix" for what the REST API calls "postfix";
 // anything unknown falls back to prefix, the plugin's default.
 func normalizeCurrencyPosition(p string) string {

@@ -1,4 +1,4 @@
-package controllers
+package input
 
 import (
 	"bytes"
@@ -32,12 +32,12 @@ func TestCostFormat(t *testing.T) {
 		code     string
 		values   []string
 	}{
-		// Reference §9.6 table.
+		// The Events Calendar's own examples.
 		{"postfix dollar", `"20$"`, "20$", "$", "postfix", "", []string{"20"}},
 		{"array with zero", `["0$","20$","30$"]`, "Free – 30$", "$", "postfix", "", []string{"0", "20", "30"}},
 		{"bare number uses site default", `"23"`, "$23", "$", "prefix", "", []string{"23"}},
 		// Captures 24, 40, 42: "15" and "20" sent without a symbol. The plugin
-		// reports an empty symbol; API.md §7 reports the site default used.
+		// reports an empty symbol; this API reports the site default used.
 		{"capture 40 create", `"15"`, "$15", "$", "prefix", "", []string{"15"}},
 		{"capture 42 update", `"20"`, "$20", "$", "prefix", "", []string{"20"}},
 		{"capture 03 list", `"5"`, "$5", "$", "prefix", "", []string{"5"}},

@@ -1,15 +1,14 @@
-package controllers
+package openapi
 
 import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// The component schemas of the OpenAPI document: the response shapes of reference §1–§2 and §4 as API.md amends
-// them. Endpoints name them in Respond; the test suite validates every response against them, so they are strict:
-// records and envelopes forbid undocumented members (additionalProperties: false), and every member the reference
-// always emits is required. Where the reference omits empty members (venues and organizers, §1.2–§1.3) almost
-// nothing is required, and where password-protected records are redacted (§1.6) booleans are nullable and linked
-// records may be empty arrays.
+// The component schemas of the OpenAPI document: the records, lists, errors and index the API answers with.
+// Endpoints name them in Respond; the test suite validates every response against them, so they are strict:
+// records and envelopes forbid undocumented members (additionalProperties: false), and every member always emitted
+// is required. Where empty members are omitted (venues and organizers) almost nothing is required, and where
+// password-protected records are redacted booleans are nullable and linked records may be empty arrays.
 
 // Patterns shared by several schemas.
 const (
@@ -27,7 +26,7 @@ func describe(s *openapi3.Schema, description string) *openapi3.Schema {
 // icalendarPattern is the frame of an iCalendar object: CRLF-terminated lines between BEGIN and END:VCALENDAR.
 const icalendarPattern = `^BEGIN:VCALENDAR\r\n(?:[^\r\n]*\r\n)*END:VCALENDAR\r\n$`
 
-// schemaStatuses are the statuses a record can have (reference §6.1).
+// schemaStatuses are the statuses a record can have.
 var schemaStatuses = []any{"publish", "future", "draft", "pending", "private", "trash"}
 
 // schemaRef points at a component schema.
@@ -72,13 +71,13 @@ func booleanSchema() *openapi3.Schema {
 	return openapi3.NewBoolSchema()
 }
 
-// nullableBooleanSchema is a flag that a password-protected record shows as null (reference §1.6).
+// nullableBooleanSchema is a flag that a password-protected record shows as null.
 func nullableBooleanSchema() *openapi3.Schema { return openapi3.NewBoolSchema().WithNullable() }
 
 // dateSchema is a "Y-m-d H:i:s" string.
 func dateSchema() *openapi3.Schema { return stringSchema().WithPattern(schemaDatePattern) }
 
-// emptyArraySchema is the PHP empty array the reference emits where a value is absent or redacted.
+// emptyArraySchema is the PHP empty array The Events Calendar emits where a value is absent or redacted.
 func emptyArraySchema() *openapi3.Schema {
 	return openapi3.NewArraySchema().WithItems(openapi3.NewSchema()).WithMaxItems(0)
 }
@@ -118,7 +117,7 @@ func componentSchemas() openapi3.Schemas {
 		"X-PUBLISHED-TTL (PT1H) and, when the feed stopped at CALENDAR_ICAL_MAX_EVENTS, X-WR-CALDESC saying so; "+
 		"then one VTIMEZONE per time zone the events use (explicit STANDARD/DAYLIGHT observances for the years "+
 		"they cover, from the zone database), then one VEVENT per event."))
-	add("DateDetails", closedObject("A date split into its parts, each a zero-padded string (reference §1.1).",
+	add("DateDetails", closedObject("A date split into its parts, each a zero-padded string.",
 		[]string{"year", "month", "day", "hour", "minutes", "seconds"},
 		member("year", "", stringSchema().WithPattern(`^\d{4}$`)),
 		member("month", "", stringSchema().WithPattern(`^\d{2}$`)),
@@ -143,7 +142,7 @@ func componentSchemas() openapi3.Schemas {
 		member("filesize", "", integerSchema()),
 		member("url", "", stringSchema().WithFormat("uri")),
 	))
-	add("ImageObject", closedObject("A featured image (reference §1.5). Images known only by URL carry no sizes.",
+	add("ImageObject", closedObject("A featured image. Images known only by URL carry no sizes.",
 		[]string{"url", "id"},
 		member("url", "The full-size URL.", stringSchema().WithFormat("uri")),
 		member("id", "The image ID, usable as the image parameter of writes.", integerSchema()),
@@ -163,7 +162,7 @@ func componentSchemas() openapi3.Schemas {
 		member("collection", "The list the term belongs to.", stringSchema().WithFormat("uri")),
 		member("up", "The parent category (only for child categories).", stringSchema().WithFormat("uri")),
 	))
-	add("EmbeddedTerm", closedObject("A category or tag as embedded in an event: the term object of reference §1.4, "+
+	add("EmbeddedTerm", closedObject("A category or tag as embedded in an event: the term object, "+
 		"which differs from the standalone term (no url, no meta; term_group, term_taxonomy_id and filter).",
 		[]string{"name", "slug", "term_group", "term_taxonomy_id", "taxonomy", "description", "parent", "count",
 			"filter", "id", "urls"},
@@ -180,7 +179,7 @@ func componentSchemas() openapi3.Schemas {
 		memberRef("urls", "TermURLs"),
 	))
 	add("JSONLD", &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Required: []string{"@type"},
-		Description: "schema.org data of the record (reference §11.3), on single reads only.",
+		Description: "schema.org data of the record, on single reads only.",
 		Properties: openapi3.Schemas{
 			"@context": stringSchema().NewRef(),
 			"@type":    stringSchema().NewRef(),
@@ -188,9 +187,9 @@ func componentSchemas() openapi3.Schemas {
 	add("Venue", venueSchema())
 	add("Organizer", organizerSchema())
 	add("Event", eventSchema())
-	add("Category", termSchema("An event category (the standalone term shape of reference §1.4).",
+	add("Category", termSchema("An event category.",
 		"tribe_events_cat", true))
-	add("Tag", termSchema("An event tag (the standalone term shape of reference §1.4); tags have no parent.",
+	add("Tag", termSchema("An event tag; tags have no parent.",
 		"post_tag", false))
 
 	add("EventList", listSchema("events", "Event", true))
@@ -201,7 +200,7 @@ func componentSchemas() openapi3.Schemas {
 
 	add("Error", errorSchema())
 	add("NamespaceIndex", namespaceIndexSchema(schemas))
-	// The document follows the OpenAPI specification; this checks the members the reference's tests check (§3.2).
+	// The document follows the OpenAPI specification; this checks the members every OpenAPI document has.
 	add("OpenAPIDocument", openObject(closedObject("This document (OpenAPI 3.0).",
 		[]string{"openapi", "info", "servers", "components", "paths"},
 		member("openapi", "", stringSchema().WithPattern(`^3\.0\.\d+$`)),
@@ -220,8 +219,8 @@ func componentSchemas() openapi3.Schemas {
 func recordHeaderMembers(kind string) []schemaMember {
 	return []schemaMember{
 		member("id", "The "+kind+" ID.", integerSchema().WithMin(1)),
-		member("author", "The author's user ID, as a string (reference §1.1).", stringSchema().WithPattern(schemaAuthorPattern)),
-		member("status", "The post status (reference §6.1).", stringSchema().WithEnum(schemaStatuses...)),
+		member("author", "The author's user ID, as a string.", stringSchema().WithPattern(schemaAuthorPattern)),
+		member("status", "The post status.", stringSchema().WithEnum(schemaStatuses...)),
 		member("date", "Publication date, site time zone.", dateSchema()),
 		member("date_utc", "Publication date, UTC.", dateSchema()),
 		member("modified", "Last modification, site time zone.", dateSchema()),
@@ -266,13 +265,13 @@ func eventSchema() *openapi3.Schema {
 		member("hide_from_listings", "Hidden events are left out of GET /events but readable by ID.", nullableBooleanSchema()),
 		member("sticky", "", nullableBooleanSchema()),
 		member("featured", "", nullableBooleanSchema()),
-		member("ticketed", "Whether the event sells tickets (API.md §8).", nullableBooleanSchema()),
-		member("parent", "The parent event's ID; 0 when it has none, as WordPress's post_parent (API.md §8).",
+		member("ticketed", "Whether the event sells tickets.", nullableBooleanSchema()),
+		member("parent", "The parent event's ID; 0 when it has none, as WordPress's post_parent.",
 			integerSchema().WithMin(0)),
 		member("categories", "", arraySchema(schemaRef("EmbeddedTerm"))),
 		member("tags", "", arraySchema(schemaRef("EmbeddedTerm"))),
 		member("venue", "The venue as an object when the event has one, [] when it has none, an array when it has "+
-			"several (reference §1.1).", oneOfSchema("",
+			"several.", oneOfSchema("",
 			schemaRef("Venue"),
 			emptyArraySchema().NewRef(),
 			arraySchema(schemaRef("Venue")).WithMinItems(2).NewRef(),
@@ -291,8 +290,8 @@ func eventSchema() *openapi3.Schema {
 			required = append(required, pr.name)
 		}
 	}
-	return closedObject("An event (reference §1.1, with API.md §8's ticketed and parent). json_ld only on single reads. "+
-		"In lists and embeds a password-protected event the caller may not edit is redacted (reference §1.6): "+
+	return closedObject("An event (ticketed and parent are this API's additions). json_ld only on single reads. "+
+		"In lists and embeds a password-protected event the caller may not edit is redacted: "+
 		"texts become \"\", image false, flags null, categories, tags, venue, organizer and custom_fields [].",
 		required, props...)
 }
@@ -314,15 +313,15 @@ func venueSchema() *openapi3.Schema {
 		member("phone", "", stringSchema()),
 		member("website", "", stringSchema()),
 		member("stateprovince", "", stringSchema()),
-		member("geo_lat", "Latitude, when set (geolocation, API.md §8); 0 when redacted.", numberSchema().WithMin(-90).WithMax(90)),
+		member("geo_lat", "Latitude, when set (geolocation); 0 when redacted.", numberSchema().WithMin(-90).WithMax(90)),
 		member("geo_lng", "Longitude, when set; 0 when redacted.", numberSchema().WithMin(-180).WithMax(180)),
 		memberRef("json_ld", "JSONLD"),
 		member("show_map", "Whether events at the venue show a map.", nullableBooleanSchema()),
 		member("show_map_link", "Whether events at the venue show a map link.", nullableBooleanSchema()),
 	)
 	props = append(props, globalIDMembers()...)
-	return closedObject("A venue (reference §1.2). Empty members are omitted, so a venue without an address has no "+
-		"address key. json_ld only on single reads. A password-protected venue is redacted as reference §1.6 "+
+	return closedObject("A venue. Empty members are omitted, so a venue without an address has no "+
+		"address key. json_ld only on single reads. A password-protected venue is redacted as lists redact it "+
 		"(its name stays visible).",
 		[]string{"id", "status", "date", "date_utc", "modified", "modified_utc", "url", "venue", "show_map",
 			"show_map_link", "global_id", "global_id_lineage"},
@@ -343,8 +342,8 @@ func organizerSchema() *openapi3.Schema {
 		memberRef("json_ld", "JSONLD"),
 	)
 	props = append(props, globalIDMembers()...)
-	return closedObject("An organizer (reference §1.3). Empty members are omitted. json_ld only on single reads. A "+
-		"password-protected organizer is redacted as reference §1.6 (its name stays visible).",
+	return closedObject("An organizer. Empty members are omitted. json_ld only on single reads. A "+
+		"password-protected organizer is redacted as lists redact it (its name stays visible).",
 		[]string{"id", "status", "date", "date_utc", "modified", "modified_utc", "url", "organizer", "global_id",
 			"global_id_lineage"},
 		props...)
@@ -372,9 +371,9 @@ func termSchema(description, taxonomy string, hierarchical bool) *openapi3.Schem
 	return closedObject(description, required, props...)
 }
 
-// listSchema is a list envelope (reference §2): events, venues and organizers put the items first, terms last.
+// listSchema is a list envelope: events, venues and organizers put the items first, terms last.
 func listSchema(key, item string, itemsFirst bool) *openapi3.Schema {
-	description := "A page of " + key + " (reference §2). next_rest_url and previous_rest_url are present only " +
+	description := "A page of " + key + ". next_rest_url and previous_rest_url are present only " +
 		"when there is such a page. The same totals are in the X-TEC-Total and X-TEC-TotalPages headers, and the " +
 		"links in the Link header."
 	if !itemsFirst {
@@ -404,7 +403,7 @@ func errorSchema() *openapi3.Schema {
 		)),
 		member("details", "", oneOfSchema("", emptyArraySchema().NewRef(), openapi3.NewObjectSchema().NewRef())),
 	))
-	return closedObject("The error body of every failed request (API.md §5, reference §0.4).",
+	return closedObject("The error body of every failed request.",
 		[]string{"code", "message", "data"},
 		member("code", "A stable, machine-readable code (rest_no_route, rest_invalid_param, rest-event-not-found…).", stringSchema()),
 		member("message", "A human-readable message.", stringSchema()),
@@ -416,7 +415,7 @@ func errorSchema() *openapi3.Schema {
 	)
 }
 
-// namespaceIndexSchema describes GET / (reference §3.1); its helper shapes are components too.
+// namespaceIndexSchema describes GET /; its helper shapes are components too.
 func namespaceIndexSchema(schemas openapi3.Schemas) *openapi3.Schema {
 	links := func(rel string) schemaMember {
 		return member(rel, "", arraySchema(closedObject("", []string{"href"}, member("href", "", stringSchema().WithFormat("uri"))).NewRef()))
@@ -451,7 +450,7 @@ func namespaceIndexSchema(schemas openapi3.Schemas) *openapi3.Schema {
 	).NewRef()
 	routes := mapSchema(schemaRef("IndexRoute"))
 	routes.Description = "Every route of the namespace, keyed by its pattern (\"/calendar/events/v1/events/(?P<id>\\d+)\")."
-	return closedObject("The namespace index (reference §3.1).", []string{"namespace", "routes", "_links"},
+	return closedObject("The namespace index.", []string{"namespace", "routes", "_links"},
 		member("namespace", "", stringSchema()),
 		schemaMember{"routes", routes.NewRef()},
 		member("_links", "", closedObject("", []string{"up"}, links("up"))),

@@ -1,4 +1,4 @@
-package controllers
+package input
 
 import (
 	"html"
@@ -9,7 +9,7 @@ import (
 	nethtml "golang.org/x/net/html"
 )
 
-// htmlPolicy is the allow-list for description and excerpt HTML (API.md §4).
+// htmlPolicy is the allow-list for description and excerpt HTML.
 // bluemonday documents a policy as safe for use from many goroutines once it
 // is built (building is not), so it is built once, at package init.
 var htmlPolicy = newHTMLPolicy()
@@ -38,7 +38,7 @@ func newHTMLPolicy() *bluemonday.Policy {
 	p.RequireNoFollowOnLinks(false)
 
 	// Links may open in a named browsing context and carry ordinary relations
-	// (API.md §4 lists a[href,title,target,rel]).
+	// (links keep href, title, target and rel).
 	p.AllowAttrs("target").Matching(regexp.MustCompile(`^(?i:_blank|_self|_parent|_top)$`)).OnElements("a")
 	p.AllowAttrs("rel").Matching(relTokens).OnElements("a")
 
@@ -50,7 +50,7 @@ func newHTMLPolicy() *bluemonday.Policy {
 }
 
 // SanitizeHTML cleans description and excerpt HTML on write against an
-// allow-list (API.md §4): script, style, iframe and object elements, on*
+// allow-list: script, style, iframe and object elements, on*
 // event-handler attributes, style attributes and javascript:, vbscript: and
 // data: URLs are removed; ordinary formatting (p, br, strong, em, b, i, u,
 // a[href,title,target,rel], lists, h1-h6, blockquote, code, pre,
@@ -79,7 +79,7 @@ func SanitizeHTML(s string) string {
 }
 
 // PlainText strips all tags for fields that are plain text (titles and names:
-// API.md §4) and unescapes entities, so "Rock &amp; Roll" reads "Rock & Roll".
+// the allow-list) and unescapes entities, so "Rock &amp; Roll" reads "Rock & Roll".
 // Script and style content is dropped, not kept as text.
 //
 // Text that only looks like markup survives: a "<" that cannot start a tag

@@ -1,4 +1,4 @@
-package controllers
+package input
 
 import (
 	"fmt"

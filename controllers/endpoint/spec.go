@@ -1,4 +1,4 @@
-package controllers
+package endpoint
 
 import (
 	"net/http"
@@ -25,7 +25,7 @@ type Endpoint struct {
 	// Input is the request struct type; nil when the endpoint takes no parameters.
 	Input    reflect.Type
 	Required []string
-	// Auth turns anonymous callers away with 401 before their parameters are looked at (API.md §6).
+	// Auth turns anonymous callers away with 401 before their parameters are looked at.
 	Auth bool
 	// Clock says how a GET answer depends on the current time: it returns "" when this request's answer does
 	// not, else a key naming the period the answer holds for (a day, a second). Nil means never.
@@ -70,7 +70,7 @@ func Op[In any](methods []string, fn func(c *gin.Context, in *In) error) Endpoin
 }
 
 // Get, Post, Delete and Update build endpoints for the usual method sets; Update answers POST, PUT and PATCH,
-// which take identical fields (seed §4).
+// which take identical fields.
 func Get[In any](fn func(*gin.Context, *In) error) Endpoint { return Op([]string{http.MethodGet}, fn) }
 
 // Post builds a POST endpoint.

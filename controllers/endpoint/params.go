@@ -1,4 +1,4 @@
-package controllers
+package endpoint
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 const maxFormMemory = 1 << 20
 
 // Params are the parameters of one request, merged from the JSON body, the form body and the query string, highest
-// priority first (API.md §2). Values are what JSON decoding gives (with json.Number for numbers), or for form and
+// priority first. Values are what JSON decoding gives (with json.Number for numbers), or for form and
 // query parameters a string, a []any of strings (repeated keys and a[]=), or a map[string]any (a[b]=).
 type Params struct {
 	values map[string]any
@@ -104,7 +104,7 @@ func readBody(c *gin.Context) ([]byte, error) {
 	return body, nil
 }
 
-// decodeJSONObject decodes a JSON body. An empty or whitespace body counts as no parameters (API.md §2); a body
+// decodeJSONObject decodes a JSON body. An empty or whitespace body counts as no parameters; a body
 // that is not JSON, or is JSON but not an object, is 400 rest_invalid_json.
 func decodeJSONObject(body []byte) (map[string]any, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
@@ -141,7 +141,7 @@ func merge(dst, src map[string]any) {
 
 // formValues turns form or query values into parameters, reading PHP-style brackets the way WordPress clients
 // send them: a[]=1&a[]=2 is a list, a[b]=x an object, a[0][b]=x a list of objects. A key given several times
-// without brackets is a list too (API.md §2). Hand-written because no maintained Go form library reads the PHP
+// without brackets is a list too. Hand-written because no maintained Go form library reads the PHP
 // bracket convention into untyped values.
 func formValues(form url.Values) map[string]any {
 	out := map[string]any{}

@@ -1,4 +1,4 @@
-package controllers
+package endpoint
 
 import (
 	"encoding/json"
@@ -156,7 +156,7 @@ func FuzzDecodeLists(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if ids, err := DecodeIntList(s); err == nil {
-			if len(ids) > maxListItems {
+			if len(ids) > MaxListItems {
 				t.Fatalf("%d items accepted", len(ids))
 			}
 			for _, id := range ids {

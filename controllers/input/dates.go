@@ -1,14 +1,14 @@
-package controllers
+package input
 
-// Date and timezone input, as API.md §3 and the reference §7 define it.
+// Date and timezone input: the forms the OpenAPI document (/doc) lists under "Dates".
 //
 // The relative forms ("tomorrow 9am", "next wednesday 4pm", "+2 weeks 11am") follow PHP strtotime, because clients of
-// the reference send them. No Go module does the job. The module proxy does not serve
+// The Events Calendar send them. No Go module does the job. The module proxy does not serve
 // github.com/carmo-evan/strtotime or github.com/KarpelesLab/strtotime. github.com/olebedev/when,
 // github.com/tj/go-naturaldate and github.com/markusmobius/go-dateparser each miss forms the API needs ("+5 days",
 // "next wednesday 4pm", "last friday", "2018-01-01 4pm"). when and go-dateparser also read "today" and "tomorrow"
 // at now's time instead of 00:00. All three accept some junk ("notadate", "tomorrow-ish", "2027-13-01", "25:00").
-// So this file is a small parser for exactly the grammar in API.md, checked against PHP 8.2 strtotime.
+// So this file is a small parser for exactly the grammar the API accepts, checked against PHP 8.2 strtotime.
 
 import (
 	"errors"
@@ -46,7 +46,7 @@ var (
 // ParseTimezone reads an event or site timezone: an IANA zone name, spelled as IANA spells it, or a WordPress-style
 // manual offset ("UTC+2", "UTC-5:30"; also TEC's decimal "UTC+5.5"). It returns the location and the name to store.
 // Offsets are stored in one canonical spelling so that equal zones compare equal and TimezoneAbbr can echo them,
-// as the reference does for offset zones.
+// as The Events Calendar does for offset zones.
 func ParseTimezone(s string) (*time.Location, string, error) {
 	if len(s) <= maxInputLen {
 		s = strings.TrimSpace(s)
@@ -116,7 +116,7 @@ func offsetZoneName(sign string, hours, minutes int) string {
 }
 
 // TimezoneAbbr is the abbreviation stored beside an event's timezone, for the zone at instant t: "EST" or "EDT" for
-// America/New_York depending on t. For manual offsets the reference stores the zone string itself, so this does too.
+// America/New_York depending on t. For manual offsets The Events Calendar stores the zone string itself, so this does too.
 func TimezoneAbbr(loc *time.Location, name string, t time.Time) string {
 	if strings.HasPrefix(name, "UTC+") || strings.HasPrefix(name, "UTC-") {
 		return name
@@ -128,7 +128,7 @@ func TimezoneAbbr(loc *time.Location, name string, t time.Time) string {
 	return abbr
 }
 
-// ParseDate reads a date as API.md §3 accepts it. Naive wall-clock input is read in loc; relative input counts
+// ParseDate reads a date in one of the accepted forms. Naive wall-clock input is read in loc; relative input counts
 // from now. Matching ignores case and surrounding whitespace. Anything outside this grammar is an error:
 //
 //	input  = timestamp | rfc3339 | [day] {time | offset}        (at least one part, at most one time)
@@ -168,9 +168,9 @@ func ParseDate(s string, now time.Time, loc *time.Location) (time.Time, error) {
 }
 
 // parseDateForms tries the whole-string forms first: a string of digits is a timestamp before it is anything else,
-// as in the reference (is_numeric before strtotime).
+// as in The Events Calendar (is_numeric before strtotime).
 func parseDateForms(s string, now time.Time, loc *time.Location) (time.Time, error) {
-	if isDigits(s) {
+	if IsDigits(s) {
 		return parseTimestamp(s)
 	}
 	if t, ok := parseRFC3339(s); ok {
@@ -600,7 +600,8 @@ func abs(n int64) int64 {
 	return n
 }
 
-func isDigits(s string) bool {
+// IsDigits tells whether s is a non-empty run of ASCII digits: the shape of an ID in a path or a parameter.
+func IsDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 

@@ -1,4 +1,4 @@
-package controllers
+package endpoint
 
 import (
 	"net/url"
@@ -16,13 +16,13 @@ type Paging struct {
 	PerPage Opt[int64] `param:"per_page" default:"10" validate:"omitempty,gt=0" doc:"How many results each page holds; larger values than the maximum (50 unless configured) are clamped."`
 }
 
-// Resolve returns the page and the page size, clamped to max (reference §2.4: silently).
+// Resolve returns the page and the page size, clamped to max silently.
 func (p Paging) Resolve(max int) models.Page {
 	perPage := int(min(p.PerPage.Or(10), int64(max)))
 	return models.Page{Number: int(p.Page.Or(1)), Size: perPage}
 }
 
-// QueryArgs is a list's effective query, in the order its rest_url echoes it (reference §2.1).
+// QueryArgs is a list's effective query, in the order its rest_url echoes it.
 type QueryArgs []QueryArg
 
 // QueryArg is one parameter of a rest_url.
@@ -89,7 +89,7 @@ func SetListHeaders(c *gin.Context, total int64, totalPages int, links ListLinks
 	}
 }
 
-// TotalPages is ceil(total / perPage), 0 when there are no results (reference §2.1).
+// TotalPages is ceil(total / perPage), 0 when there are no results.
 func TotalPages(total int64, perPage int) int {
 	if total <= 0 || perPage <= 0 {
 		return 0

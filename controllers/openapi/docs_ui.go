@@ -1,4 +1,4 @@
-package controllers
+package openapi
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"calendar/config"
 	"calendar/models"
 )
 
@@ -26,13 +27,15 @@ import (
 //go:embed docsui/favicon-32x32.png docsui/favicon-16x16.png
 var docsUI embed.FS
 
-// DocsPath is where the documentation page lives, at the server root (API.md §1); its assets are below it.
+// DocsPath is where the documentation page lives, at the server root; its assets are below it.
 const DocsPath = "/docs"
 
-// DocsUIController serves GET /docs, a page that renders the OpenAPI document of GET {api_root}/doc with Swagger
-// UI, and GET /docs/:file, the page's assets.
-type DocsUIController struct {
-	*App
+// DocsPage serves GET /docs, a page that renders the OpenAPI document of GET {api_root}/doc with Swagger UI, and
+// GET /docs/:file, the page's assets.
+type DocsPage struct {
+	cfg config.Config
+	// home is the site's home URL as a request reaches it.
+	home    func(*gin.Context) string
 	page    *template.Template
 	assets  map[string]*docsAsset
 	version string
@@ -55,9 +58,9 @@ var docsContentTypes = map[string]string{
 	".png": "image/png",
 }
 
-// NewDocsUIController loads the embedded page and assets.
-func NewDocsUIController(app *App) *DocsUIController {
-	dc := &DocsUIController{App: app, assets: map[string]*docsAsset{}}
+// NewDocsPage loads the embedded page and assets; home gives the site's home URL for a request.
+func NewDocsPage(cfg config.Config, home func(*gin.Context) string) *DocsPage {
+	dc := &DocsPage{cfg: cfg, home: home, assets: map[string]*docsAsset{}}
 	dc.page = template.Must(template.ParseFS(docsUI, "docsui/index.html"))
 	entries, err := docsUI.ReadDir("docsui")
 	if err != nil {
@@ -83,15 +86,15 @@ func NewDocsUIController(app *App) *DocsUIController {
 }
 
 // Page handles GET /docs.
-func (dc *DocsUIController) Page(c *gin.Context) {
+func (dc *DocsPage) Page(c *gin.Context) {
 	base := ""
-	if u, err := url.Parse(dc.Site(c).Home); err == nil {
+	if u, err := url.Parse(dc.home(c)); err == nil {
 		base = strings.TrimSuffix(u.Path, "/")
 	}
 	var buf bytes.Buffer
 	err := dc.page.Execute(&buf, struct{ Assets, Spec, Version string }{
 		Assets:  base + DocsPath,
-		Spec:    base + dc.Config.APIRoot() + "/doc",
+		Spec:    base + dc.cfg.APIRoot() + "/doc",
 		Version: dc.version,
 	})
 	if err != nil {
@@ -107,9 +110,9 @@ func (dc *DocsUIController) Page(c *gin.Context) {
 
 // contentSecurityPolicy lets the page load only the service's own files, and lets "Try it out" call the API at
 // its public base URL when one is configured (it may differ from the host the page was opened on).
-func (dc *DocsUIController) contentSecurityPolicy() string {
+func (dc *DocsPage) contentSecurityPolicy() string {
 	connect := "'self'"
-	if b := dc.Config.BaseURL; b != nil {
+	if b := dc.cfg.BaseURL; b != nil {
 		connect += " " + b.Scheme + "://" + b.Host
 	}
 	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
@@ -119,7 +122,7 @@ func (dc *DocsUIController) contentSecurityPolicy() string {
 
 // Asset handles GET /docs/:file: the embedded files only, cached for a day (the page asks for them with a
 // version query that changes with their content), gzip-encoded when the client accepts it.
-func (dc *DocsUIController) Asset(c *gin.Context) {
+func (dc *DocsPage) Asset(c *gin.Context) {
 	a, ok := dc.assets[c.Param("file")]
 	if !ok {
 		_ = c.Error(models.NoRoute())

@@ -1,4 +1,4 @@
-package controllers
+package endpoint
 
 import (
 	"encoding/json"
@@ -98,15 +98,32 @@ func (o *Opt[T]) schema() Schema {
 }
 
 var (
-	typeString    = reflect.TypeOf("")
-	typeInt64     = reflect.TypeOf(int64(0))
-	typeFloat64   = reflect.TypeOf(float64(0))
-	typeBool      = reflect.TypeOf(false)
-	typeInt64s    = reflect.TypeOf([]int64(nil))
-	typeStrings   = reflect.TypeOf([]string(nil))
-	typeAny       = reflect.TypeOf((*any)(nil)).Elem()
-	errNotInteger = errors.New("must be an integer")
+	typeString  = reflect.TypeOf("")
+	typeInt64   = reflect.TypeOf(int64(0))
+	typeFloat64 = reflect.TypeOf(float64(0))
+	typeBool    = reflect.TypeOf(false)
+	typeInt64s  = reflect.TypeOf([]int64(nil))
+	typeStrings = reflect.TypeOf([]string(nil))
+	typeAny     = reflect.TypeOf((*any)(nil)).Elem()
 )
+
+// ErrNotInteger is the reason given for a parameter that must be an integer and is not.
+var ErrNotInteger = errors.New("must be an integer")
+
+// DecodeAs decodes raw as T, one of the built-in parameter types (string, int64, float64, bool, []int64,
+// []string, any), for parameter types that wrap one.
+func DecodeAs[T any](raw any) (T, error) {
+	v, err := decodeBuiltin(reflect.TypeFor[T](), raw)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	t, _ := v.(T) // v is nil only for T = any with raw nil
+	return t, nil
+}
+
+// SchemaOf is the schema of T, one of the built-in parameter types.
+func SchemaOf[T any]() Schema { return builtinSchema(reflect.TypeFor[T]()) }
 
 func decodeBuiltin(t reflect.Type, raw any) (any, error) {
 	switch t {
@@ -125,7 +142,7 @@ func decodeBuiltin(t reflect.Type, raw any) (any, error) {
 	case typeAny:
 		return raw, nil
 	}
-	panic(fmt.Sprintf("controllers: no decoder for parameter type %s", t))
+	panic(fmt.Sprintf("endpoint: no decoder for parameter type %s", t))
 }
 
 func builtinSchema(t reflect.Type) Schema {
@@ -173,11 +190,11 @@ func DecodeInt(raw any) (int64, error) {
 	case string:
 		s = strings.TrimSpace(v)
 	default:
-		return 0, errNotInteger
+		return 0, ErrNotInteger
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return 0, errNotInteger
+		return 0, ErrNotInteger
 	}
 	return n, nil
 }
@@ -200,7 +217,7 @@ func DecodeFloat(raw any) (float64, error) {
 	return f, nil
 }
 
-// DecodeBool accepts the boolean forms of API.md §2: true, false, 1, 0 and the strings "true", "false", "1", "0",
+// DecodeBool accepts the boolean forms: true, false, 1, 0 and the strings "true", "false", "1", "0",
 // "yes", "no", "on", "off" (any case).
 func DecodeBool(raw any) (bool, error) {
 	switch v := raw.(type) {
@@ -224,8 +241,8 @@ func DecodeBool(raw any) (bool, error) {
 	return false, errors.New("must be a boolean (true, false, 1, 0, yes, no, on, off)")
 }
 
-// maxListItems bounds list parameters so that a request cannot make a query of unbounded size.
-const maxListItems = 500
+// MaxListItems bounds list parameters so that a request cannot make a query of unbounded size.
+const MaxListItems = 500
 
 // listItems splits a list parameter given as a JSON array, a form list (a[]=1&a[]=2 or repeated keys) or CSV.
 func listItems(raw any) ([]any, error) {
@@ -253,8 +270,8 @@ func listItems(raw any) ([]any, error) {
 	default:
 		return nil, errors.New("must be a list (a JSON array, repeated parameters or comma-separated values)")
 	}
-	if len(items) > maxListItems {
-		return nil, fmt.Errorf("must have at most %d items", maxListItems)
+	if len(items) > MaxListItems {
+		return nil, fmt.Errorf("must have at most %d items", MaxListItems)
 	}
 	return items, nil
 }
@@ -335,42 +352,100 @@ func Bind(c *gin.Context, in any, required []string) error {
 	return nil
 }
 
-// bindFields fills the tagged fields of v, descending into embedded structs (shared parameter groups such as
-// Paging), and collects invalid parameters.
-func bindFields(c *gin.Context, p *Params, v reflect.Value, invalid map[string]string) error {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		name := sf.Tag.Get("param")
-		if name == "" {
-			if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
-				if err := bindFields(c, p, v.Field(i), invalid); err != nil {
-					return err
+// paramField is one `param`-tagged field of a request struct: its parameter name, its tags, its type and where it
+// sits (through embedded structs such as Paging).
+type paramField struct {
+	name  string
+	tag   reflect.StructTag
+	typ   reflect.Type
+	index []int
+}
+
+// paramFieldsCache holds paramFields' answer per request struct type.
+var paramFieldsCache sync.Map // reflect.Type → []paramField
+
+// paramFields is the one walk over the `param` tags of a request struct type, descending into embedded structs
+// (shared parameter groups such as Paging). Binding, Sent and Describe all read a struct through it.
+func paramFields(t reflect.Type) []paramField {
+	if cached, ok := paramFieldsCache.Load(t); ok {
+		return cached.([]paramField)
+	}
+	var fields []paramField
+	var walk func(t reflect.Type, prefix []int)
+	walk = func(t reflect.Type, prefix []int) {
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			index := append(append([]int(nil), prefix...), i)
+			name := sf.Tag.Get("param")
+			if name == "" {
+				if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+					walk(sf.Type, index)
 				}
+				continue
 			}
-			continue
+			fields = append(fields, paramField{name: name, tag: sf.Tag, typ: sf.Type, index: index})
 		}
-		f := v.Field(i).Addr().Interface().(field)
-		if sf.Tag.Get("in") == "path" {
-			if err := f.decodeRaw(c.Param(name)); err != nil {
+	}
+	walk(t, nil)
+	paramFieldsCache.Store(t, fields)
+	return fields
+}
+
+// bindFields fills the tagged fields of v and collects invalid parameters. Path parameters are read from c; with
+// a nil c (an inline object) there are none.
+func bindFields(c *gin.Context, p *Params, v reflect.Value, invalid map[string]string) error {
+	for _, pf := range paramFields(v.Type()) {
+		fv := v.FieldByIndex(pf.index)
+		f := fv.Addr().Interface().(field)
+		if pf.tag.Get("in") == "path" {
+			if c == nil {
+				continue
+			}
+			if err := f.decodeRaw(c.Param(pf.name)); err != nil {
 				return models.NoRoute()
 			}
 			continue
 		}
-		raw, ok := p.Lookup(name)
+		raw, ok := p.Lookup(pf.name)
 		switch {
 		case !ok:
 		case raw == nil:
 			f.markNull()
 		default:
 			if err := f.decodeRaw(raw); err != nil {
-				invalid[name] = err.Error()
-			} else if enum := sf.Tag.Get("enum"); enum != "" && !inEnum(v.Field(i).FieldByName("V").Interface(), enum) {
-				invalid[name] = "must be one of: " + strings.ReplaceAll(enum, ",", ", ")
+				invalid[pf.name] = err.Error()
+			} else if enum := pf.tag.Get("enum"); enum != "" && !inEnum(fv.FieldByName("V").Interface(), enum) {
+				invalid[pf.name] = "must be one of: " + strings.ReplaceAll(enum, ",", ", ")
 			}
 		}
 	}
 	return nil
+}
+
+// BindObject fills the request struct in from a decoded JSON object, as Bind fills it from a request (an inline
+// record inside another write's parameters), and returns every invalid parameter, `validate` constraints
+// included. Required parameters are the caller's to check.
+func BindObject(values map[string]any, in any) map[string]string {
+	invalid := map[string]string{}
+	_ = bindFields(nil, &Params{values: values}, reflect.ValueOf(in).Elem(), invalid) // errors only for path parameters
+	for name, reason := range validateStruct(in) {
+		if _, seen := invalid[name]; !seen {
+			invalid[name] = reason
+		}
+	}
+	return invalid
+}
+
+// Sent names the parameters of a bound request struct that were sent, as values or as JSON null.
+func Sent(in any) map[string]bool {
+	v := reflect.ValueOf(in).Elem()
+	sent := map[string]bool{}
+	for _, pf := range paramFields(v.Type()) {
+		if f := v.FieldByIndex(pf.index); f.FieldByName("Set").Bool() || f.FieldByName("Null").Bool() {
+			sent[pf.name] = true
+		}
+	}
+	return sent
 }
 
 // inEnum tells whether a decoded string (or every string of a list) is one of the comma-separated values.
@@ -403,30 +478,23 @@ func Describe(t reflect.Type, required []string) []Arg {
 
 func describeFields(t reflect.Type, isRequired map[string]bool) []Arg {
 	var args []Arg
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		name := sf.Tag.Get("param")
-		if name == "" {
-			if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
-				args = append(args, describeFields(sf.Type, isRequired)...)
-			}
-			continue
-		}
-		f := reflect.New(sf.Type).Interface().(field)
-		arg := Arg{Name: name, In: sf.Tag.Get("in"), Description: sf.Tag.Get("doc"), Schema: f.schema(),
-			Required: isRequired[name] || sf.Tag.Get("in") == "path"}
-		if enum := sf.Tag.Get("enum"); enum != "" {
+	for _, pf := range paramFields(t) {
+		f := reflect.New(pf.typ).Interface().(field)
+		arg := Arg{Name: pf.name, In: pf.tag.Get("in"), Description: pf.tag.Get("doc"), Schema: f.schema(),
+			Required: isRequired[pf.name] || pf.tag.Get("in") == "path"}
+		if enum := pf.tag.Get("enum"); enum != "" {
 			arg.Schema.Enum = strings.Split(enum, ",")
 		}
-		if def, ok := sf.Tag.Lookup("default"); ok {
-			arg.Default = typedDefault(arg.Schema.Type, def)
+		if def, ok := pf.tag.Lookup("default"); ok {
+			arg.Default = TypedDefault(arg.Schema.Type, def)
 		}
 		args = append(args, arg)
 	}
 	return args
 }
 
-func typedDefault(typ, def string) any {
+// TypedDefault is a default or enum value from a struct tag as the JSON value of the parameter's schema type.
+func TypedDefault(typ, def string) any {
 	switch typ {
 	case "integer":
 		if n, err := strconv.ParseInt(def, 10, 64); err == nil {
