@@ -265,12 +265,12 @@ func eventDates(e *models.Event) []time.Time {
 // requireCurrent enforces If-Match on a write of event id in tx: the caller's ETag must be that of the answer GET
 // /events/{id} would give it now (see requireMatch).
 func (ec *EventController) requireCurrent(c *gin.Context, tx *models.Store, id uint64, user *models.User) error {
-	return requireMatch(c, func() (any, error) {
+	return requireMatch(c, func() (any, time.Time, error) {
 		e, err := reload(tx, id)
 		if err != nil {
-			return nil, err
+			return nil, time.Time{}, err
 		}
-		return ec.shaper(ec.Site(c), Viewer{User: user}).record(e, true), nil
+		return ec.shaper(ec.Site(c), Viewer{User: user}).record(e, true), latest(eventDates(e)...), nil
 	})
 }
 

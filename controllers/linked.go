@@ -312,7 +312,9 @@ func (k *linkedKind[T, P, In]) read(a *App, c *gin.Context, ref linkedRef, passw
 // ETag must be that of the answer a GET of the record would give it now (see requireMatch). Callers who may
 // write a record see it unredacted, with or without its password.
 func (k *linkedKind[T, P, In]) requireCurrent(a *App, c *gin.Context, rec *T, user *models.User) error {
-	return requireMatch(c, func() (any, error) { return k.shape(a, a.Site(c), rec, Viewer{User: user}, true), nil })
+	return requireMatch(c, func() (any, time.Time, error) {
+		return k.shape(a, a.Site(c), rec, Viewer{User: user}, true), *P(rec).Linked().UpdatedAt, nil
+	})
 }
 
 // create handles POST /{kind}: 201 with the new record and Location, or 200 with an identical existing record.

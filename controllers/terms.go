@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -452,7 +453,10 @@ func (tc termController) requireCurrent(c *gin.Context, tx *models.Store, site S
 	if cur == nil {
 		return nil
 	}
-	return requireMatch(c, func() (any, error) { return tc.kind.shape(tx, site, cur) })
+	return requireMatch(c, func() (any, time.Time, error) { // terms have no modification date
+		shape, err := tc.kind.shape(tx, site, cur)
+		return shape, time.Time{}, err
+	})
 }
 
 // authorize answers 403 (401 for anonymous callers, whom Authenticated already turned away) unless the caller may

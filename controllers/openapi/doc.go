@@ -349,6 +349,11 @@ func conditionalHeaders(e endpoint.Endpoint, method string) []*openapi3.Paramete
 			"(strong comparison), else 412 rest_precondition_failed and nothing changes. The check and the write "+
 			"are one transaction with the record locked, so of concurrent writes sent with the same ETag exactly "+
 			"one succeeds."))
+		hs = append(hs, header("If-Unmodified-Since", "An HTTP date, honoured when If-Match is not sent: the "+
+			"write happens only if the record has not changed since (its Last-Modified is not after the date), "+
+			"else 412 rest_precondition_failed and nothing changes; checked in the write's transaction, like "+
+			"If-Match. Categories and tags have no modification date and ignore it; a value that is not an "+
+			"HTTP date is ignored."))
 	}
 	return hs
 }
