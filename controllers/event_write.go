@@ -37,8 +37,8 @@ type EventFields struct {
 	Featured         endpoint.Opt[bool]        `param:"featured" doc:"Whether the event is featured."`
 	Ticketed         endpoint.Opt[bool]        `param:"ticketed" default:"false" doc:"Whether the event has tickets."`
 	Parent           endpoint.Opt[ParentParam] `param:"parent" doc:"The ID of the parent event (not the event itself or one of its descendants); 0, \"\" or null for none."`
-	Categories       endpoint.Opt[LinksParam]  `param:"categories" doc:"Event categories: IDs, names or slugs, as a list or CSV; unknown names are created, unknown IDs are rejected. Replaces the event's categories; [] removes all."`
-	Tags             endpoint.Opt[LinksParam]  `param:"tags" doc:"Event tags: IDs, names or slugs, as a list or CSV; unknown names are created, unknown IDs are rejected. Replaces the event's tags; [] removes all."`
+	Categories       endpoint.Opt[LinksParam]  `param:"categories" doc:"Event categories: IDs, names or slugs, as a list or CSV; unknown names are created if the caller may create categories (as POST /categories: authors and above), else 403 rest_forbidden naming categories and nothing is written; unknown IDs are rejected. Replaces the event's categories; [] removes all."`
+	Tags             endpoint.Opt[LinksParam]  `param:"tags" doc:"Event tags: IDs, names or slugs, as a list or CSV; unknown names are created if the caller may create tags (as POST /tags: editors and above), else 403 rest_forbidden naming tags and nothing is written; unknown IDs are rejected. Replaces the event's tags; [] removes all."`
 	Venue            endpoint.Opt[LinksParam]  `param:"venue" doc:"Venues: IDs, CSV of IDs, {\"id\": N}, inline venue objects (created with the event), or a mix. Replaces the event's venues; 0, \"\", [] or null removes them."`
 	Organizer        endpoint.Opt[LinksParam]  `param:"organizer" doc:"Organizers, in order: IDs, CSV of IDs, {\"id\": N}, inline organizer objects (created with the event), or a mix. Replaces the event's organizers; [] removes all."`
 }
@@ -439,11 +439,11 @@ func (ec *EventController) resolveEventLinks(tx *models.Store, _ *models.Event, 
 		}},
 		{in.Categories, &w.links.categories, func() ([]uint64, error) {
 			refs, _ := termRefs(in.Categories)
-			return tx.ResolveCategoriesFound(refs, found)
+			return tx.ResolveCategoriesFound(refs, found, w.user)
 		}},
 		{in.Tags, &w.links.tags, func() ([]uint64, error) {
 			refs, _ := termRefs(in.Tags)
-			return tx.ResolveTagsFound(refs, found)
+			return tx.ResolveTagsFound(refs, found, w.user)
 		}},
 	}
 	for _, r := range resolvers {

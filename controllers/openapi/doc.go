@@ -479,8 +479,10 @@ func apiDescription(cfg config.Config) string {
 			"/venues` and created in the same transaction) or a mix; organizer order is kept. Creating a venue " +
 			"or organizer identical to an existing one (same name, ignoring case, and the same value for every " +
 			"field sent) returns the existing one with `200`.\n" +
-			"- Categories and tags on events: IDs, names or slugs; an unknown name is created, an unknown ID is " +
-			"`400`.\n" +
+			"- Categories and tags on events: IDs, names or slugs; an unknown ID is `400`. An unknown name is " +
+			"created only for a caller who may create such terms (as `POST /categories` or `/tags` asks); anyone " +
+			"else gets `403 rest_forbidden` naming `categories` or `tags` in `data.params`, and nothing is written. " +
+			"Existing terms may be linked by anyone who may write the event.\n" +
 			"- Slugs are generated from the title or name when absent and made unique with `-2`, `-3`…; a " +
 			"duplicate term name under the same parent is `400 term_exists`, a slug clash on update `400`.\n" +
 			"- `image` is an http(s) URL or the ID of an image the service knows; `cost` is free text or an array, " +
