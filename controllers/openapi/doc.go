@@ -170,13 +170,31 @@ func docParameter(a endpoint.Arg, in string) *openapi3.Parameter {
 		Schema: docArgSchema(a).NewRef()}
 }
 
-// docArgSchema is the JSON schema of a parameter, with its default.
+// docArgSchema is the JSON schema of a parameter, with its default and the longest text it takes (on the string
+// itself, on a list's items, or on the string alternatives of a parameter of several shapes).
 func docArgSchema(a endpoint.Arg) *openapi3.Schema {
 	s := docParamSchema(a.Schema)
 	if a.Default != nil {
 		s.Default = a.Default
 	}
+	if a.MaxLength > 0 {
+		setMaxLength(s, uint64(a.MaxLength))
+	}
 	return s
+}
+
+func setMaxLength(s *openapi3.Schema, n uint64) {
+	switch {
+	case s.Type.Is(openapi3.TypeString):
+		s.MaxLength = &n
+	case s.Type.Is(openapi3.TypeArray) && s.Items != nil && s.Items.Value != nil:
+		setMaxLength(s.Items.Value, n)
+	}
+	for _, o := range s.OneOf {
+		if o.Value != nil {
+			setMaxLength(o.Value, n)
+		}
+	}
 }
 
 // docParamSchema converts the binder's parameter schema; enum values take the parameter's type.
