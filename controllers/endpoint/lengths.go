@@ -102,4 +102,3 @@ func textMaxLength(name, validate string, schema Schema) int {
 	}
 	return 0
 }
-
