@@ -289,8 +289,9 @@ func docResponses(e endpoint.Endpoint, method string, hasParams bool) *openapi3.
 	}
 	rs.Set("default", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription(
 		"Any other error, in the error body: 404 rest_no_route (unknown path, method or malformed path ID), " +
-			"413 rest_request_too_large (body over 1 MiB), 400 rest_invalid_json, 429 when rate-limited, 503 " +
-			"rest_database_unavailable (with Retry-After), 500 rest_internal_error.").
+			"413 rest_request_too_large (body over 1 MiB on POST, PUT and PATCH, over 64 KiB on other methods), " +
+			"400 rest_invalid_json, 429 when rate-limited, 503 rest_database_unavailable or rest_busy (too many " +
+			"bodies being sent at once; both with Retry-After), 500 rest_internal_error.").
 		WithJSONSchemaRef(schemaRef("Error"))})
 	return rs
 }
@@ -443,10 +444,16 @@ func apiDescription(cfg config.Config) string {
 			"string forms) and are returned as JSON booleans.\n" +
 			"- Unknown fields are ignored, and so are generated fields (`id`, `url`, `rest_url`, `utc_*`, " +
 			"`*_details`, `timezone_abbr`, `cost_details`, `global_id`).\n" +
-			"- Bodies over 1 MiB get `413`; a body that is not valid JSON under a JSON content type gets " +
-			"`400 rest_invalid_json`.\n" +
+			"- Bodies over 1 MiB (POST, PUT, PATCH) or 64 KiB (other methods) get `413`; a route that needs " +
+			"credentials answers an anonymous request `401` before reading its body; at most 16 bodies are read " +
+			"at once (a request waits up to 10 s for its turn, then `503 rest_busy` with `Retry-After`). A body " +
+			"that is not valid JSON under a JSON content type gets `400 rest_invalid_json`.\n" +
+			"- Every text parameter has a maximum length, its `maxLength` here (in characters; for lists, of each " +
+			"item): a longer value is `400 rest_invalid_param` naming it.\n" +
 			"- A trailing slash is ignored, `?rest_route=/" + config.Namespace + "/…` on the site root reaches a " +
-			"route, and `X-HTTP-Method-Override` turns a POST into PUT, PATCH or DELETE.",
+			"route of this namespace (and nothing outside it), and `X-HTTP-Method-Override` turns a POST into PUT, " +
+			"PATCH or DELETE.\n" +
+			"- Every GET route also answers HEAD: the same status and headers, no body.",
 
 		"## Dates\n\n" +
 			"- Accepted: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD HH:MM`, `YYYY-MM-DDTHH:MM[:SS]`, RFC 3339 with offset, " +
