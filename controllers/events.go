@@ -173,7 +173,7 @@ func (r eventRef) lock(tx *models.Store) (*models.Event, error) {
 
 func (r eventRef) notFound() error {
 	if r.slug != "" {
-		return models.Errorf(models.KindNotFound, "rest-event-not-found", "Event with slug %s does not exist.", r.slug)
+		return models.Errorf(models.KindNotFound, "rest-event-not-found", "Event with slug %.200s does not exist.", r.slug) // capped: the path may be long
 	}
 	return models.Errorf(models.KindNotFound, "rest-event-not-found", "Event with ID %d does not exist.", r.id)
 }

@@ -265,7 +265,7 @@ type linkedKind[T any, P models.LinkedRecord[T], In any] struct {
 func (k *linkedKind[T, P, In]) notFound(ref linkedRef) error {
 	code := "rest-" + k.name + "-not-found"
 	if ref.slug != "" {
-		return models.Errorf(models.KindNotFound, code, "No %s has the slug %q.", k.name, ref.slug)
+		return models.Errorf(models.KindNotFound, code, "No %s has the slug %.200q.", k.name, ref.slug) // capped: the path may be long
 	}
 	return models.Errorf(models.KindNotFound, code, "%s with ID %d does not exist.", capitalize(k.name), ref.id)
 }

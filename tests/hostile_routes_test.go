@@ -150,3 +150,16 @@ func TestHeadOverAConnection(t *testing.T) {
 		t.Fatalf("HEAD /events: %d %v", res.StatusCode, res.Header)
 	}
 }
+
+// A long path value is not echoed back whole: an error answer stays small whatever the request's size.
+func TestNotFoundAnswersDoNotEchoLongSlugs(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	long := strings.Repeat("s", 100_000)
+	for _, path := range []string{"/events/by-slug/", "/venues/by-slug/", "/organizers/by-slug/"} {
+		res := app.Get(path + long)
+		if res.Status != http.StatusNotFound || len(res.Body) > 2000 {
+			t.Fatalf("GET %s<100,000 characters>: %d with %d bytes", path, res.Status, len(res.Body))
+		}
+	}
+}
