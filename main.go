@@ -126,7 +126,7 @@ func serve(ctx context.Context, cfg config.Config, store *models.Store, log *slo
 		go servePprof(cfg.PprofAddr, log)
 	}
 	maintaining := make(chan struct{})
-	go func() { defer close(maintaining); maintain(ctx, store, log) }()
+	go func() { defer close(maintaining); maintain(ctx, store, cfg.SyncRetention, log) }()
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -170,25 +170,37 @@ func servePprof(addr string, log *slog.Logger) {
 const (
 	compactionInterval = time.Second
 	statisticsInterval = time.Hour
+	pruneInterval      = 10 * time.Minute
 )
 
 // maintain runs the database's housekeeping until ctx ends: it refreshes the planner statistics at start and then
-// hourly, and folds term-count deltas into the counts. Counts are exact without it (readers add pending deltas);
-// it keeps the delta table, and so the readers' work, small.
-func maintain(ctx context.Context, store *models.Store, log *slog.Logger) {
+// hourly, folds term-count deltas into the counts, and prunes the change history of what is older than retention.
+// Counts are exact without it (readers add pending deltas); it keeps the delta table, and so the readers' work,
+// small.
+func maintain(ctx context.Context, store *models.Store, retention time.Duration, log *slog.Logger) {
 	refresh := func() {
 		if err := store.RefreshStatistics(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("refreshing planner statistics", "error", err)
 		}
 	}
 	refresh()
+	prune := func() {
+		if _, err := store.PruneChanges(ctx, time.Now().Add(-retention)); err != nil && ctx.Err() == nil {
+			log.Warn("pruning the change history", "error", err)
+		}
+	}
+	prune()
 	compaction, statistics := time.NewTicker(compactionInterval), time.NewTicker(statisticsInterval)
+	pruning := time.NewTicker(pruneInterval)
 	defer compaction.Stop()
 	defer statistics.Stop()
+	defer pruning.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-pruning.C:
+			prune()
 		case <-statistics.C:
 			refresh()
 		case <-compaction.C:

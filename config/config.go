@@ -61,6 +61,8 @@ type Config struct {
 	MaxConnections int
 	// ICalMaxEvents caps the events of one iCalendar feed (GET /events.ics); a feed that reaches it says so.
 	ICalMaxEvents int
+	// SyncRetention is how long the change history is kept: sync tokens older than it have expired (0: 720h).
+	SyncRetention time.Duration
 }
 
 // Database names a database driver and its connection string.
@@ -276,6 +278,14 @@ var settings = []setting{
 			return errors.New("must be a positive duration such as 30s")
 		}
 		c.ShutdownTimeout = d
+		return nil
+	}},
+	{"CALENDAR_SYNC_RETENTION", "sync-retention", "720h", "how long changes are kept for sync tokens and webhooks", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Minute {
+			return errors.New("must be a duration of at least 1m, such as 720h")
+		}
+		c.SyncRetention = d
 		return nil
 	}},
 }

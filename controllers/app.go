@@ -37,8 +37,10 @@ const embeddedMemoSize = 10000
 
 // NewApp builds the shared controller state.
 func NewApp(cfg config.Config, store *models.Store, log *slog.Logger) *App {
-	return &App{Config: cfg, Store: store, Log: log, passwords: NewPasswordAttempts(cfg.PasswordFailuresPerMinute),
+	a := &App{Config: cfg, Store: store, Log: log, passwords: NewPasswordAttempts(cfg.PasswordFailuresPerMinute),
 		embedded: models.NewVersionMemo[embeddedKey, json.RawMessage](embeddedMemoSize)}
+	a.loadSyncKey()
+	return a
 }
 
 // ShutDown marks the service as shutting down, so /readyz turns load balancers away while requests drain.

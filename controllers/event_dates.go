@@ -20,7 +20,8 @@ type listBounds struct {
 // listDateBounds computes the bounds. Naive dates are read in the site timezone. In inclusive mode (the default)
 // start_date moves to 00:00:00 of its day and every other bound to 23:59:59 of its day; strict_dates=true uses
 // them as given. Without any starts_* or ends_* parameter, start_date defaults to 00:00 today and end_date to
-// 23:59:59 of the day two years ahead; with include, no bound applies at all.
+// 23:59:59 of the day two years ahead (not for a sync: a sync_token drops the default window); with include, no
+// bound applies at all.
 func (ec *EventController) listDateBounds(in *EventFilters, now time.Time, invalid map[string]string) listBounds {
 	site := ec.Config.Timezone
 	b := listBounds{strict: in.StrictDates.V}
@@ -54,7 +55,7 @@ func (ec *EventController) listDateBounds(in *EventFilters, now time.Time, inval
 	if in.Include.Set {
 		return listBounds{strict: b.strict}
 	}
-	if b.startsBefore == nil && b.startsAfter == nil && b.endsBefore == nil && b.endsAfter == nil {
+	if !in.syncing && b.startsBefore == nil && b.startsAfter == nil && b.endsBefore == nil && b.endsAfter == nil {
 		if b.start == nil {
 			t := startOfDay(now, site)
 			b.start = &t

@@ -20,6 +20,7 @@ import (
 type EventListInput struct {
 	endpoint.Paging
 	EventFilters
+	SyncInput
 }
 
 // EventFilters are the filters of GET /events, which the iCalendar feed of
@@ -43,6 +44,8 @@ type EventFilters struct {
 	PostParent   endpoint.Opt[int64]     `param:"post_parent" doc:"Only the children of this event."`
 	Ticketed     endpoint.Opt[bool]      `param:"ticketed" doc:"true: only ticketed events; false: only the others."`
 	EventGeoInput
+	// syncing drops the default date window: the list answers a sync_token.
+	syncing bool
 }
 
 // EventList is the envelope of GET /events: events, then the page's links and totals.
@@ -53,11 +56,13 @@ type EventList struct {
 
 // eventListTail is what the envelope holds after events.
 type eventListTail struct {
-	RestURL         string `json:"rest_url"`
-	NextRestURL     string `json:"next_rest_url,omitempty"`
-	PreviousRestURL string `json:"previous_rest_url,omitempty"`
-	Total           int64  `json:"total"`
-	TotalPages      int    `json:"total_pages"`
+	// Deleted lists, in an answer to sync_token, the changed events the list does not show.
+	Deleted         *[]uint64 `json:"deleted,omitempty"`
+	RestURL         string    `json:"rest_url"`
+	NextRestURL     string    `json:"next_rest_url,omitempty"`
+	PreviousRestURL string    `json:"previous_rest_url,omitempty"`
+	Total           int64     `json:"total"`
+	TotalPages      int       `json:"total_pages"`
 }
 
 // MarshalJSON writes the envelope as appendJSON does.
@@ -115,20 +120,25 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 	user := models.UserFrom(c.Request.Context())
 	store := ec.Store.WithContext(c.Request.Context())
 	page := in.Resolve(ec.Config.MaxPerPage)
+	sp, err := ec.beginSync(c, store, models.ChangeEvent, in.SyncInput, page)
+	if err != nil {
+		return err
+	}
+	in.syncing = sp.active
 	q, err := ec.eventListQuery(store, &in.EventFilters, user, RequestTime(c))
 	if err != nil {
 		return err
 	}
 	q.args = append(endpoint.QueryArgs{}.Add("page", strconv.Itoa(page.Number)).Add("per_page", strconv.Itoa(page.Size)),
 		q.args...)
-	events, total, err := q.on(store).ListEvents(q.scopes, page)
+	events, total, err := ec.listPage(store, q, page, sp)
 	if err != nil {
 		return err
 	}
 	if err := store.LoadEventLinks(events); err != nil {
 		return err
 	}
-	if len(events) == 0 && page.Number > 1 {
+	if (len(events) == 0 && len(sp.ids) == 0) && page.Number > 1 {
 		return models.Errorf(models.KindNotFound, "event-archive-page-not-found",
 			"The requested event archive page does not exist")
 	}
@@ -136,13 +146,35 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 	shaper := ec.shaper(site, Viewer{User: user}).rememberingAt(c.Request.Context())
 	out := EventList{Events: make([]EventRecord, len(events)),
 		eventListTail: eventListTail{Total: total, TotalPages: endpoint.TotalPages(total, page.Size)}}
+	shown := make([]uint64, len(events))
 	for i := range events {
 		out.Events[i] = shaper.listRecord(&events[i])
+		shown[i] = events[i].ID
+	}
+	if sp.active {
+		deleted := sp.deleted(shown)
+		out.Deleted = &deleted
 	}
 	links := pageLinks(site.Root+"/events/", q.args, page.Number, out.TotalPages)
 	out.RestURL, out.NextRestURL, out.PreviousRestURL = links.Self, links.Next, links.Previous
 	endpoint.SetListHeaders(c, total, out.TotalPages, links)
 	return writeOwnJSON(c, http.StatusOK, out)
+}
+
+// listPage reads one page of the list; for a sync, the page's changed events that pass the filters, and the
+// number of changed events as the total.
+func (ec *EventController) listPage(store *models.Store, q *eventQuery, page models.Page,
+	sp syncPage) ([]models.Event, int64, error) {
+	if !sp.active {
+		return q.on(store).ListEvents(q.scopes, page)
+	}
+	q.args = q.args.Add("sync_token", sp.linkToken)
+	if len(sp.ids) == 0 {
+		return nil, sp.total, nil
+	}
+	q.add(models.EventsWithIDs(sp.ids))
+	events, _, err := q.on(store).ListEvents(q.scopes, models.Page{Number: 1, Size: len(sp.ids)})
+	return events, sp.total, err
 }
 
 // eventListQuery turns the filters into scopes and echoed arguments, in the order rest_url lists them after

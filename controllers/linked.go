@@ -244,11 +244,13 @@ type LinkedList struct {
 	HasEvents        endpoint.Opt[bool]     `param:"has_events" doc:"true: only records linked to at least one event that is not a draft, pending or trashed; false: only the others."`
 	OnlyWithUpcoming endpoint.Opt[bool]     `param:"only_with_upcoming" default:"false" doc:"true: only records linked to an event you may see that has not started yet; false: no filter."`
 	Status           endpoint.Opt[[]string] `param:"status" doc:"Statuses to list (a list or CSV; any = every status but trash). Callers who cannot edit records may only ask for publish."`
+	SyncInput
 }
 
 // linkedKind is what differs between the venue and organizer endpoints; the flows below serve both.
 type linkedKind[T any, P models.LinkedRecord[T], In any] struct {
 	name   string // the name parameter and singular noun: "venue"
+	change models.ChangeKind
 	plural string // "venues"
 	// parts returns the name parameter and the shared parameters of an input.
 	parts func(in *In) (*endpoint.Opt[string], *LinkedInput)
@@ -690,25 +692,45 @@ func (k *linkedKind[T, P, In]) list(a *App, c *gin.Context, in *LinkedList) erro
 	}
 	args = args.Add("status", echoStatus)
 
+	sp, err := a.beginSync(c, store, k.change, in.SyncInput, page)
+	if err != nil {
+		return err
+	}
 	var recs []T
 	var total int64
-	if !hidden {
+	switch {
+	case sp.active:
+		args = args.Add("sync_token", sp.linkToken)
+		if !hidden && len(sp.ids) > 0 {
+			filter.IDs = sp.ids
+			if recs, _, err = models.ListLinked[T, P](store, filter, models.Page{Number: 1, Size: len(sp.ids)}); err != nil {
+				return err
+			}
+		}
+		total = sp.total
+	case !hidden:
 		if recs, total, err = models.ListLinked[T, P](store, filter, page); err != nil {
 			return err
 		}
 	}
-	if len(recs) == 0 && page.Number > 1 {
+	if len(recs) == 0 && len(sp.ids) == 0 && page.Number > 1 {
 		return models.Errorf(models.KindNotFound, k.name+"-archive-page-not-found",
 			"The requested %s archive page does not exist", k.name)
 	}
 	site := a.Site(c)
 	items := make([]any, len(recs))
+	shown := make([]uint64, len(recs))
 	for i := range recs {
 		items[i] = k.shape(a, site, &recs[i], Viewer{User: user}, false)
+		shown[i] = *P(&recs[i]).Linked().ID
 	}
 	totalPages := endpoint.TotalPages(total, page.Size)
 	links := pageLinks(site.Root+"/"+k.plural+"/", args, page.Number, totalPages)
-	body := orderedMap{{k.plural, items}, {"rest_url", links.Self}}
+	body := orderedMap{{k.plural, items}}
+	if sp.active {
+		body = append(body, orderedEntry{"deleted", sp.deleted(shown)})
+	}
+	body = append(body, orderedEntry{"rest_url", links.Self})
 	if links.Next != "" {
 		body = append(body, orderedEntry{"next_rest_url", links.Next})
 	}

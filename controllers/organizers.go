@@ -37,6 +37,7 @@ type OrganizerController struct{ *App }
 var organizerKind = &linkedKind[models.Organizer, *models.Organizer, OrganizerFields]{
 	name:    "organizer",
 	plural:  "organizers",
+	change:  models.ChangeOrganizer,
 	parts:   func(in *OrganizerFields) (*endpoint.Opt[string], *LinkedInput) { return &in.Name, &in.LinkedInput },
 	prepare: func(*models.Organizer) {},
 	apply:   applyOrganizerFields,

@@ -31,13 +31,16 @@ type termKind struct {
 	canManage  func(*models.User) bool
 	// archive is the path of the public term archive under the site, before the term's path.
 	archive string
+	// change is the kind's records in the change history.
+	change models.ChangeKind
 }
 
 var (
 	categoryKind = termKind{tax: models.CategoryTaxonomy, collection: "categories", taxonomy: TaxonomyCategory,
-		canManage: (*models.User).CanManageCategories, archive: "/events/category/"}
+		canManage: (*models.User).CanManageCategories, archive: "/events/category/",
+		change: models.ChangeCategory}
 	tagKind = termKind{tax: models.TagTaxonomy, collection: "tags", taxonomy: TaxonomyTag,
-		canManage: (*models.User).CanManageTags, archive: "/tag/"}
+		canManage: (*models.User).CanManageTags, archive: "/tag/", change: models.ChangeTag}
 )
 
 // TermURLs are a term's API links: Up only when it has a parent.
@@ -281,6 +284,7 @@ type TermListParams struct {
 	Post      endpoint.Opt[int64]   `param:"post" doc:"Keep the terms of this event; it must exist. Terms of an event you may not read (or that a password protects) are not listed."`
 	Event     endpoint.Opt[int64]   `param:"event" doc:"Alias of post; wins when both are given."`
 	Slug      endpoint.Opt[Text]    `param:"slug" doc:"Keep the term with this slug (sanitised as slugs are)."`
+	SyncInput
 }
 
 // filter is the store's filter for the parameters. IDs that cannot exist (0 or negative) are looked up as 0, which
@@ -371,9 +375,20 @@ func (tc termController) list(c *gin.Context, p *TermListParams, parent endpoint
 	f := p.filter(parent, models.UserFrom(c.Request.Context()))
 	store := tc.Store.WithContext(c.Request.Context())
 	page := p.Resolve(tc.Config.MaxPerPage)
-	terms, total, err := store.Terms(tc.kind.tax, f, page)
+	sp, err := tc.beginSync(c, store, tc.kind.change, p.SyncInput, page)
 	if err != nil {
 		return err
+	}
+	listPage := page
+	if sp.active {
+		f.IDs, listPage = sp.ids, models.Page{Number: 1, Size: max(len(sp.ids), 1)}
+	}
+	terms, total, err := store.Terms(tc.kind.tax, f, listPage)
+	if err != nil {
+		return err
+	}
+	if sp.active {
+		total = sp.total
 	}
 	site := tc.Site(c)
 	items, err := tc.kind.shapes(store, site, terms)
@@ -383,6 +398,9 @@ func (tc termController) list(c *gin.Context, p *TermListParams, parent endpoint
 	totalPages := endpoint.TotalPages(total, page.Size)
 	base := tc.kind.collectionURL(site) + "/"
 	args := p.args(parent, page)
+	if sp.active {
+		args = args.Add("sync_token", sp.linkToken)
+	}
 	pageURL := func(n int) string {
 		if n <= 1 {
 			return args.WithPage(0).URL(base)
@@ -394,6 +412,13 @@ func (tc termController) list(c *gin.Context, p *TermListParams, parent endpoint
 		links.Last = pageURL(totalPages)
 	}
 	body := orderedMap{{"rest_url", base}, {"total", total}, {"total_pages", totalPages}, {tc.kind.collection, items}}
+	if sp.active {
+		shown := make([]uint64, len(terms))
+		for i := range terms {
+			shown[i] = terms[i].ID
+		}
+		body = append(body, orderedEntry{"deleted", sp.deleted(shown)})
+	}
 	if page.Number < totalPages {
 		links.Next = pageURL(page.Number + 1)
 		body = append(body, orderedEntry{"next_rest_url", links.Next})

@@ -48,6 +48,7 @@ type VenueController struct{ *App }
 var venueKind = &linkedKind[models.Venue, *models.Venue, VenueFields]{
 	name:   "venue",
 	plural: "venues",
+	change: models.ChangeVenue,
 	parts:  func(in *VenueFields) (*endpoint.Opt[string], *LinkedInput) { return &in.Name, &in.LinkedInput },
 	prepare: func(v *models.Venue) {
 		v.ShowMap, v.ShowMapLink = true, true

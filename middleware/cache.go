@@ -18,7 +18,7 @@ import (
 
 // cachedHeaders are the response headers a cached answer keeps, in canonical form.
 var cachedHeaders = func() []string {
-	names := []string{"Content-Type", "X-TEC-Total", "X-TEC-TotalPages", "Link", "Last-Modified"}
+	names := []string{"Content-Type", "X-TEC-Total", "X-TEC-TotalPages", "Link", "Last-Modified", "X-Sync-Token"}
 	for i, name := range names {
 		names[i] = http.CanonicalHeaderKey(name)
 	}
@@ -182,9 +182,9 @@ func (r *Responses) For(clock func(*gin.Context) string, streams func(*gin.Conte
 		if anonymous {
 			// Without a version the answer is built uncached: a handler that needs the database reports the
 			// outage itself, and one that does not (the namespace index, /doc) still answers.
-			if version, err := r.versions.Version(c.Request.Context()); err == nil {
+			if version, pos, err := r.versions.VersionAndPosition(c.Request.Context()); err == nil {
 				r.forgetOlderThan(version)
-				c.Request = c.Request.WithContext(models.ContextWithVersion(c.Request.Context(), version))
+				c.Request = c.Request.WithContext(models.ContextWithVersionAndPosition(c.Request.Context(), version, pos))
 				key = cacheKey(c, version, period(c, clock))
 				a, lead := r.cached(c, key)
 				if a != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // ExposedHeaders are the response headers browsers on other origins may read: paging, links and the request ID.
-var ExposedHeaders = []string{"X-TEC-Total", "X-TEC-TotalPages", "Link", "X-Request-ID", "ETag", "Last-Modified", "Location", "Retry-After"}
+var ExposedHeaders = []string{"X-TEC-Total", "X-TEC-TotalPages", "X-Sync-Token", "Link", "X-Request-ID", "ETag", "Last-Modified", "Location", "Retry-After"}
 
 // Headers sets what every answer carries: nosniff (a JSON or text body is never to be sniffed as HTML) and the
 // list of headers exposed to cross-origin readers.

@@ -200,6 +200,8 @@ type LinkedFilter struct {
 	// UpcomingSince, when non-zero, keeps the records linked to an event the viewer may see that starts at or
 	// after this instant.
 	UpcomingSince time.Time
+	// IDs, when not nil, keeps the records with these IDs (a sync's page of changed records).
+	IDs []uint64
 }
 
 // listedEventCondition (on events e) is "the event is not a draft, pending or trashed", what has_events counts.
@@ -229,6 +231,9 @@ func ListLinked[T any, P LinkedRecord[T]](s *Store, f LinkedFilter, p Page) ([]T
 func (k linkedKind) filter(s *Store, db *gorm.DB, f LinkedFilter) *gorm.DB {
 	t := k.table
 	db = readableBy(t, f.Viewer)(db.Where(t+".status IN ?", f.Statuses))
+	if f.IDs != nil {
+		db = db.Where(t+".id IN ?", f.IDs)
+	}
 	if len(f.Search) > 0 {
 		db = db.Where(k.searchCondition(s, f.Search, f.Viewer))
 	}

@@ -75,6 +75,8 @@ type TermFilter struct {
 	Search string
 	// Include and Exclude restrict to, or leave out, these IDs; each must exist.
 	Include, Exclude []uint64
+	// IDs, when not nil, keeps the terms with these IDs, which need not exist (a sync's page of changed terms).
+	IDs []uint64
 	// Slug keeps the term with this slug (sanitised as slugs are).
 	Slug string
 	// ParentID keeps the direct children of this category; it must exist.
@@ -227,6 +229,9 @@ func (f TermFilter) scope(tax *Taxonomy) func(*gorm.DB) *gorm.DB {
 		}
 		if len(f.Include) > 0 {
 			q = q.Where("id IN ?", f.Include)
+		}
+		if f.IDs != nil {
+			q = q.Where("id IN ?", f.IDs)
 		}
 		if len(f.Exclude) > 0 {
 			q = q.Where("id NOT IN ?", f.Exclude)

@@ -82,8 +82,9 @@ type VersionReader struct {
 }
 
 type versionResult struct {
-	version int64
-	err     error
+	version  int64
+	position SyncPosition
+	err      error
 }
 
 // NewVersionReader returns a reader of s's data version.
@@ -91,10 +92,10 @@ func (s *Store) NewVersionReader() *VersionReader {
 	return &VersionReader{reads: &coalescer[struct{}, versionResult]{run: func(callers []struct{}) []versionResult {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		v, err := s.Version(ctx)
+		v, pos, err := s.versionAndPosition(ctx)
 		out := make([]versionResult, len(callers))
 		for i := range out {
-			out[i] = versionResult{v, err}
+			out[i] = versionResult{v, pos, err}
 		}
 		return out
 	}}}
@@ -102,11 +103,37 @@ func (s *Store) NewVersionReader() *VersionReader {
 
 // Version returns a data version at least as new as every write committed before the call.
 func (r *VersionReader) Version(ctx context.Context) (int64, error) {
+	v, _, err := r.VersionAndPosition(ctx)
+	return v, err
+}
+
+// VersionAndPosition returns, read together, a data version at least as new as every write committed before the
+// call and the change history's position at that version (see Store.SyncPosition).
+func (r *VersionReader) VersionAndPosition(ctx context.Context) (int64, SyncPosition, error) {
 	res, err := r.reads.do(ctx, struct{}{})
 	if err != nil {
-		return 0, err
+		return 0, SyncPosition{}, err
 	}
-	return res.version, res.err
+	return res.version, res.position, res.err
+}
+
+// versionAndPosition reads the data version and the change history's position in one statement.
+func (s *Store) versionAndPosition(ctx context.Context) (int64, SyncPosition, error) {
+	var row struct {
+		Version int64
+		Seq     int64
+		Snap    string
+	}
+	db := s.db.WithContext(ctx)
+	var err error
+	if s.dialect == Postgres {
+		err = db.Raw(`SELECT COALESCE(SUM(version), 0) AS version, 0 AS seq,
+			CAST(pg_current_snapshot() AS TEXT) AS snap FROM data_versions`).Scan(&row).Error
+	} else {
+		err = db.Raw(`SELECT COALESCE(SUM(version), 0) AS version, (SELECT COALESCE(MAX(id), 0) FROM changes) AS seq,
+			'' AS snap FROM data_versions`).Scan(&row).Error
+	}
+	return row.Version, SyncPosition{Seq: row.Seq, Snap: row.Snap}, err
 }
 
 // versionKey is the context key of the data version a request is answered at.
@@ -116,6 +143,24 @@ type versionKey struct{}
 // before any of its queries, so what it finds is at least as new as v.
 func ContextWithVersion(ctx context.Context, v int64) context.Context {
 	return context.WithValue(ctx, versionKey{}, v)
+}
+
+// positionKey is the context key of the change history position read with the data version a request is answered at.
+type positionKey struct{}
+
+// ContextWithVersionAndPosition records in ctx the data version a request is answered at (ContextWithVersion) and
+// the change history's position read with it, which its lists then report (SyncPositionIn).
+func ContextWithVersionAndPosition(ctx context.Context, v int64, p SyncPosition) context.Context {
+	return context.WithValue(ContextWithVersion(ctx, v), positionKey{}, p)
+}
+
+// SyncPositionIn returns the change history position ctx records, if any.
+func SyncPositionIn(ctx context.Context) (SyncPosition, bool) {
+	if ctx == nil {
+		return SyncPosition{}, false
+	}
+	p, ok := ctx.Value(positionKey{}).(SyncPosition)
+	return p, ok
 }
 
 // VersionIn returns the data version ctx records, if any.

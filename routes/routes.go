@@ -52,7 +52,8 @@ func Table(app *controllers.App) []endpoint.Route {
 				Respond(http.StatusOK, "EventList", "A page of events, or (Accept: text/calendar) the iCalendar feed").
 				RespondAs(http.StatusOK, "text/calendar", "ICalendar", "").
 				Respond(http.StatusBadRequest, "Error", "A bad filter (rest_invalid_param)").
-				Respond(http.StatusNotFound, "Error", "A page past the last (event-archive-page-not-found)"),
+				Respond(http.StatusNotFound, "Error", "A page past the last (event-archive-page-not-found)").
+				Respond(http.StatusGone, "Error", controllers.SyncTokenExpiredDoc),
 			endpoint.Post(events.Create).Require("title", "start_date", "end_date").Authenticated().
 				Doc("Create an event", "Creates an event; contributors and above. Users who cannot publish get pending "+
 					"for publish or future, and draft without a status. The end may not be before the start.").
@@ -152,7 +153,8 @@ func linkedRoutes(name, plural, schema string, e linkedEndpoints) []endpoint.Rou
 				"and X-TEC-Total count them all. A page past the last is 404 "+name+"-archive-page-not-found.").
 				Respond(http.StatusOK, schema+"List", "One page of "+plural).
 				Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
-				Respond(http.StatusNotFound, "Error", "A page past the last ("+name+"-archive-page-not-found)"),
+				Respond(http.StatusNotFound, "Error", "A page past the last ("+name+"-archive-page-not-found)").
+				Respond(http.StatusGone, "Error", controllers.SyncTokenExpiredDoc),
 			e.create.Require(name).Authenticated().Doc("Create "+a, "Contributors and above. A "+name+" identical "+
 				"to one you can read that is not in the trash (the same name ignoring case, and the same value for "+
 				"every parameter sent) is returned with 200 instead of being created again; any difference makes a "+
@@ -231,7 +233,8 @@ func termRoutes(app *controllers.App) []endpoint.Route {
 		{Path: "/categories", Endpoints: []endpoint.Endpoint{
 			termList(endpoint.Get(categories.List), "categories",
 				" `parent` keeps the direct children of a category (it must exist).").
-				Respond(http.StatusOK, "CategoryList", "One page of categories"),
+				Respond(http.StatusOK, "CategoryList", "One page of categories").
+				Respond(http.StatusGone, "Error", controllers.SyncTokenExpiredDoc),
 			termCreate(endpoint.Post(categories.Create), "category",
 				"Creates a category. Needs the author role or above. `parent` must be an existing category (0: top level).").
 				Respond(http.StatusCreated, "Category", "The category created"),
@@ -251,7 +254,8 @@ func termRoutes(app *controllers.App) []endpoint.Route {
 		}},
 		{Path: "/tags", Endpoints: []endpoint.Endpoint{
 			termList(endpoint.Get(tags.List), "tags", "").
-				Respond(http.StatusOK, "TagList", "One page of tags"),
+				Respond(http.StatusOK, "TagList", "One page of tags").
+				Respond(http.StatusGone, "Error", controllers.SyncTokenExpiredDoc),
 			termCreate(endpoint.Post(tags.Create), "tag", "Creates a tag. Needs the editor role or above.").
 				Respond(http.StatusCreated, "Tag", "The tag created"),
 		}},

@@ -315,7 +315,7 @@ func docResponse(e endpoint.Endpoint, method string, status int, r endpoint.Resp
 	}
 	headers := openapi3.Headers{}
 	if strings.HasSuffix(r.Schema, "List") {
-		for _, h := range []string{"X-TEC-Total", "X-TEC-TotalPages", "Link"} {
+		for _, h := range []string{"X-TEC-Total", "X-TEC-TotalPages", "Link", "X-Sync-Token"} {
 			headers[h] = componentHeader(h)
 			if len(r.Media) > 0 {
 				// A negotiated answer in another media type (the iCalendar feed of GET /events) is not paged.
@@ -415,6 +415,8 @@ func pagingHeaders() openapi3.Headers {
 		"X-TEC-TotalPages": header("How many pages there are (0 when nothing matches).", true, integerSchema().WithMin(0)),
 		"Link": header(`RFC 8288 links to the other pages: rel="next", "prev", "first" and "last", each when `+
 			`there is such a page.`, false, stringSchema()),
+		"X-Sync-Token": header("An opaque position in the change history, taken no later than the data the answer "+
+			"shows: send it back as sync_token to learn what changed since.", true, stringSchema()),
 	}
 }
 
@@ -477,6 +479,30 @@ func apiDescription(cfg config.Config) string {
 			"(`next`, `prev`, `first`, `last`); `Access-Control-Expose-Headers` includes them.\n" +
 			"- A page past the last is `404 *-archive-page-not-found` for events, venues and organizers, and an " +
 			"empty `200` for categories and tags.",
+
+		"## Incremental sync\n\n" +
+			"- Every list answer of events, venues, organizers, categories and tags carries `X-Sync-Token`, an " +
+			"opaque, signed position in the service's change history, taken no later than the data the answer " +
+			"shows.\n" +
+			"- `GET /{list}?sync_token=T` with any of the list's other filters answers what changed since `T`, in " +
+			"the list's envelope: in the list key the records that changed and pass the filters now (redacted as " +
+			"in any list), in `deleted` the IDs of those that changed and do not (deleted, trashed, no longer " +
+			"visible to the caller, or no longer matching). A caller never learns more of a record it may not read " +
+			"than its ID in `deleted`. Records are ordered by ID; `total` counts the changed records. The default " +
+			"date window of `GET /events` does not apply; date filters that are sent do.\n" +
+			"- Page through one sync by its `next` links: they carry a token that fixes what the sync covers, so " +
+			"writes made meanwhile neither shift nor hide records between pages. Keep the `X-Sync-Token` of the " +
+			"last page for the next sync; changes made during the sync come with it. A record may come again in " +
+			"a later sync although it did not change since the client saw it (a write that was in flight when the " +
+			"token was taken): apply it again, the answer shows the current state.\n" +
+			"- Every write of a record or of an event's links enters the history in the write's own transaction, " +
+			"so a change is never missed, and one that rolls back is never listed. A link or count change " +
+			"(categories and tags count events) lists the record again. Whether a venue or organizer still " +
+			"has events (`has_events`, `only_with_upcoming`) depends on its events' dates and statuses, which do " +
+			"not list it again: sync such filters from a plain list.\n" +
+			"- Changes are kept for `CALENDAR_SYNC_RETENTION` (" + cfg.SyncRetention.String() + " here). A token " +
+			"older than that, or one this service did not hand out (tokens are signed with a key kept in the " +
+			"database, which every instance shares), is `410 sync_token_expired`: list again without it.",
 
 		"## Authentication and permissions\n\n" +
 			"- Reads are public; writes need `Authorization: Bearer TOKEN` or `Authorization: Basic " +

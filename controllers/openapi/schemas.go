@@ -388,6 +388,10 @@ func listSchema(key, item string, itemsFirst bool) *openapi3.Schema {
 		member("previous_rest_url", "The previous page.", stringSchema().WithFormat("uri")),
 		member("total", "How many "+key+" match, over all pages.", integerSchema().WithMin(0)),
 		member("total_pages", "How many pages there are; 0 when nothing matches.", integerSchema().WithMin(0)),
+		member("deleted", "Only in an answer to sync_token: the IDs of the page's changed "+key+" that the list "+
+			"does not show (deleted, trashed, no longer visible to the caller, or no longer matching the filters). "+
+			"With sync_token, total counts the changed "+key+" of every page, shown or deleted.",
+			arraySchema(integerSchema().WithMin(1).NewRef())),
 	)
 }
 
