@@ -771,7 +771,7 @@ func (s *Store) createUnmatched(tax *Taxonomy, refs termRefs, mayCreate bool) er
 	if err != nil {
 		return err
 	}
-	var refused []string
+	var unmatched []*termRef
 	for i := range refs {
 		r := &refs[i]
 		if r.numeric || r.id != 0 {
@@ -781,17 +781,17 @@ func (s *Store) createUnmatched(tax *Taxonomy, refs termRefs, mayCreate bool) er
 			r.id = id
 			continue
 		}
-		refused = append(refused, r.name)
+		unmatched = append(unmatched, r)
 	}
-	if len(refused) > 0 && !mayCreate {
-		return cannotCreateTerms(tax, refused)
-	}
-	for i := range refs {
-		r := &refs[i]
-		if r.numeric || r.id != 0 {
-			continue
+	if len(unmatched) > 0 && !mayCreate {
+		names := make([]string, len(unmatched))
+		for i, r := range unmatched {
+			names[i] = r.name
 		}
-		if id, ok := byName[r.key]; ok {
+		return cannotCreateTerms(tax, names)
+	}
+	for _, r := range unmatched {
+		if id, ok := byName[r.key]; ok { // named twice in this write
 			r.id = id
 			continue
 		}

@@ -38,8 +38,7 @@ func TestAnonymousWritesAreRefusedBeforeTheirBodyIsRead(t *testing.T) {
 	app := NewApp(t)
 	editor := app.Token(models.RoleEditor)
 	event := app.createEvent(t, editor, eventBody("Kept", 2))
-	venue := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: editor,
-		Body: map[string]any{"venue": "Hall"}}).ExpectStatus(t, http.StatusCreated).JSON(t)
+	venue := app.create(t, editor, "/venues", map[string]any{"venue": "Hall"})
 	for _, target := range []struct{ method, path string }{
 		{http.MethodPost, "/events"}, {http.MethodPut, eventPath(event)}, {http.MethodPatch, eventPath(event)},
 		{http.MethodDelete, eventPath(event)}, {http.MethodPost, "/venues"},

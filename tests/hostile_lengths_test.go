@@ -97,8 +97,8 @@ func TestTheLongestAllowedTextsAreKeptWhole(t *testing.T) {
 		t.Fatalf("the longest title and description were not kept whole (%d, %d characters)",
 			len(ev["title"].(string)), len(ev["description"].(string)))
 	}
-	venue := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: editor, Body: map[string]any{
-		"venue": strings.Repeat("V", 1000), "address": strings.Repeat("a", 1000)}}).ExpectStatus(t, http.StatusCreated).JSON(t)
+	venue := app.create(t, editor, "/venues", map[string]any{
+		"venue": strings.Repeat("V", 1000), "address": strings.Repeat("a", 1000)})
 	if len(venue["venue"].(string)) != 1000 {
 		t.Fatalf("venue name of %d characters", len(venue["venue"].(string)))
 	}

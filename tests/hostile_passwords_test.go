@@ -18,10 +18,8 @@ func protectedRecords(t *testing.T, app *App, editor, pw string, nameSuffix ...s
 	t.Helper()
 	suffix := strings.Join(nameSuffix, "")
 	ev := app.createEvent(t, editor, eventBody("Locked", 2, "password", pw))
-	v := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: editor,
-		Body: map[string]any{"venue": "Vault" + suffix, "address": "1 Hidden Lane", "password": pw}}).ExpectStatus(t, http.StatusCreated).JSON(t)
-	o := app.Do(Request{Method: http.MethodPost, Path: "/organizers", Token: editor,
-		Body: map[string]any{"organizer": "Secret Org" + suffix, "email": "hidden@example.com", "password": pw}}).ExpectStatus(t, http.StatusCreated).JSON(t)
+	v := app.create(t, editor, "/venues", map[string]any{"venue": "Vault" + suffix, "address": "1 Hidden Lane", "password": pw})
+	o := app.create(t, editor, "/organizers", map[string]any{"organizer": "Secret Org" + suffix, "email": "hidden@example.com", "password": pw})
 	return eventPath(ev), fmt.Sprintf("/venues/%v", v["id"]), fmt.Sprintf("/organizers/%v", o["id"])
 }
 
@@ -123,8 +121,7 @@ func TestRecordPasswordsAreStoredSaltedAlike(t *testing.T) {
 	same := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: editor,
 		Body: map[string]any{"venue": "Vault", "address": "1 Hidden Lane", "password": "same"}})
 	same.ExpectStatus(t, http.StatusOK)
-	app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: editor,
-		Body: map[string]any{"venue": "Vault", "address": "1 Hidden Lane", "password": "other"}}).ExpectStatus(t, http.StatusCreated)
+	app.create(t, editor, "/venues", map[string]any{"venue": "Vault", "address": "1 Hidden Lane", "password": "other"})
 }
 
 func TestStoredRecordPasswordsAreMigrated(t *testing.T) {

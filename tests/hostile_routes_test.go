@@ -44,14 +44,10 @@ func getRoutePaths(t *testing.T, app *App) []string {
 	t.Helper()
 	editor := app.Token(models.RoleEditor)
 	event := app.createEvent(t, editor, eventBody("Heads up", 3))
-	venue := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: editor,
-		Body: map[string]any{"venue": "Hall"}}).ExpectStatus(t, http.StatusCreated).JSON(t)
-	organizer := app.Do(Request{Method: http.MethodPost, Path: "/organizers", Token: editor,
-		Body: map[string]any{"organizer": "Org"}}).ExpectStatus(t, http.StatusCreated).JSON(t)
-	category := app.Do(Request{Method: http.MethodPost, Path: "/categories", Token: editor,
-		Body: map[string]any{"name": "Cat"}}).ExpectStatus(t, http.StatusCreated).JSON(t)
-	tag := app.Do(Request{Method: http.MethodPost, Path: "/tags", Token: editor,
-		Body: map[string]any{"name": "Tag"}}).ExpectStatus(t, http.StatusCreated).JSON(t)
+	venue := app.create(t, editor, "/venues", map[string]any{"venue": "Hall"})
+	organizer := app.create(t, editor, "/organizers", map[string]any{"organizer": "Org"})
+	category := app.create(t, editor, "/categories", map[string]any{"name": "Cat"})
+	tag := app.create(t, editor, "/tags", map[string]any{"name": "Tag"})
 	records := map[string]map[string]any{"events": event, "venues": venue, "organizers": organizer,
 		"categories": category, "tags": tag}
 	var paths []string
@@ -162,4 +158,12 @@ func TestNotFoundAnswersDoNotEchoLongSlugs(t *testing.T) {
 			t.Fatalf("GET %s<100,000 characters>: %d with %d bytes", path, res.Status, len(res.Body))
 		}
 	}
+}
+
+// create POSTs body to a collection (/venues, /organizers, /categories, /tags) as token and returns the record
+// created (201).
+func (a *App) create(t *testing.T, token, collection string, body map[string]any) map[string]any {
+	t.Helper()
+	return a.Do(Request{Method: http.MethodPost, Path: collection, Token: token, Body: body}).
+		ExpectStatus(t, http.StatusCreated).JSON(t)
 }

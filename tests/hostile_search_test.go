@@ -36,18 +36,16 @@ func TestSearchLooksOnlyInWhatTheCallerMaySee(t *testing.T) {
 
 	event := app.createEvent(t, author, eventBody("Open title", 2, "password", "pw",
 		"description", "<p>the hidden zebraword</p>", "excerpt", "quokkaword"))
-	venue := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: author, Body: map[string]any{
-		"venue": "Plain Hall", "address": "12 Zebrastreet", "city": "Quokkaville", "phone": "+1 555 0199", "password": "pw"}}).
-		ExpectStatus(t, http.StatusCreated).JSON(t)
-	organizer := app.Do(Request{Method: http.MethodPost, Path: "/organizers", Token: author, Body: map[string]any{
-		"organizer": "Plain Org", "email": "zebra@hidden.example", "website": "https://quokka.example", "password": "pw"}}).
-		ExpectStatus(t, http.StatusCreated).JSON(t)
+	venue := app.create(t, author, "/venues", map[string]any{
+		"venue": "Plain Hall", "address": "12 Zebrastreet", "city": "Quokkaville", "phone": "+1 555 0199", "password": "pw"})
+	organizer := app.create(t, author, "/organizers", map[string]any{
+		"organizer": "Plain Org", "email": "zebra@hidden.example", "website": "https://quokka.example", "password": "pw"})
 	// Unprotected twins: the same hidden words match them for everyone, so the lists are not trivially empty.
 	app.createEvent(t, author, eventBody("Twin", 2, "description", "zebraword too"))
-	app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: author, Body: map[string]any{
-		"venue": "Twin Hall", "address": "13 Zebrastreet"}}).ExpectStatus(t, http.StatusCreated)
-	app.Do(Request{Method: http.MethodPost, Path: "/organizers", Token: author, Body: map[string]any{
-		"organizer": "Twin Org", "email": "zebra@twin.example"}}).ExpectStatus(t, http.StatusCreated)
+	app.create(t, author, "/venues", map[string]any{
+		"venue": "Twin Hall", "address": "13 Zebrastreet"})
+	app.create(t, author, "/organizers", map[string]any{
+		"organizer": "Twin Org", "email": "zebra@twin.example"})
 
 	cases := []struct {
 		path, key string

@@ -26,10 +26,8 @@ func TestNamingANewTermInAnEventNeedsTheRightToCreateIt(t *testing.T) {
 	editor := app.Token(models.RoleEditor)
 	contributor := app.Token(models.RoleContributor)
 	author := app.Token(models.RoleAuthor)
-	app.Do(Request{Method: http.MethodPost, Path: "/categories", Token: editor, Body: map[string]any{"name": "Existing"}}).
-		ExpectStatus(t, http.StatusCreated)
-	app.Do(Request{Method: http.MethodPost, Path: "/tags", Token: editor, Body: map[string]any{"name": "Known"}}).
-		ExpectStatus(t, http.StatusCreated)
+	app.create(t, editor, "/categories", map[string]any{"name": "Existing"})
+	app.create(t, editor, "/tags", map[string]any{"name": "Known"})
 
 	refused := func(res *Response, param, name string) {
 		t.Helper()

@@ -14,10 +14,8 @@ func TestIfUnmodifiedSinceGuardsEveryConditionalWrite(t *testing.T) {
 	app := NewApp(t)
 	editor := app.Token(models.RoleEditor)
 	event := app.createEvent(t, editor, eventBody("Dated", 2))
-	venue := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: editor,
-		Body: map[string]any{"venue": "Hall"}}).ExpectStatus(t, http.StatusCreated).JSON(t)
-	organizer := app.Do(Request{Method: http.MethodPost, Path: "/organizers", Token: editor,
-		Body: map[string]any{"organizer": "Org"}}).ExpectStatus(t, http.StatusCreated).JSON(t)
+	venue := app.create(t, editor, "/venues", map[string]any{"venue": "Hall"})
+	organizer := app.create(t, editor, "/organizers", map[string]any{"organizer": "Org"})
 	paths := []struct{ item, bySlug, field string }{
 		{eventPath(event), fmt.Sprintf("/events/by-slug/%v", event["slug"]), "title"},
 		{fmt.Sprintf("/venues/%v", venue["id"]), fmt.Sprintf("/venues/by-slug/%v", venue["slug"]), "venue"},
