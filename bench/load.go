@@ -32,6 +32,12 @@ type scenario struct {
 	connections int
 	// write marks a scenario that changes data (the 75% kept at 1,000,000 events is asked of reads only).
 	write bool
+	// writer, when set, writes at its own pace beside the readers (the mixed scenario); its writes are reported
+	// as a result of their own.
+	writer *mixedWriter
+	// prime, when set, is requested once each (from every connection, unmeasured) before the warm-up: the mixed
+	// readers start from a response cache that holds their answers, as a long-running service's would.
+	prime []string
 }
 
 // uncached returns the scenario with a parameter the service ignores added to each of its reads, different for
@@ -68,10 +74,20 @@ type Result struct {
 	RatioToStatic float64 `json:"ratio_to_static"`
 	Write         bool    `json:"write,omitempty"`
 	// Kept is the throughput as a share of the same scenario's in the run given to -compare.
-	Kept     *float64       `json:"kept,omitempty"`
-	Statuses map[int]int64  `json:"statuses"`
-	Target   *TargetFigures `json:"target,omitempty"`
-	Met      *bool          `json:"met,omitempty"`
+	Kept     *float64      `json:"kept,omitempty"`
+	Statuses map[int]int64 `json:"statuses"`
+	// Checks and Stale count, for the writes of the mixed scenario, the writes whose effect the next reads checked
+	// and those that a read did not reflect; StaleExamples describes the first few.
+	Checks        int64    `json:"visibility_checks,omitempty"`
+	Stale         int64    `json:"stale,omitempty"`
+	StaleExamples []string `json:"stale_examples,omitempty"`
+	// PrimeSeconds is how long requesting each of the mixed readers' distinct requests once took, before the
+	// warm-up: with an empty cache, every one of them built.
+	PrimeSeconds float64 `json:"prime_seconds,omitempty"`
+	// Missed counts the writes the mixed scenario\'s writer could not start on time, every lane being busy.
+	Missed int64          `json:"missed,omitempty"`
+	Target *TargetFigures `json:"target,omitempty"`
+	Met    *bool          `json:"met,omitempty"`
 }
 
 // TargetFigures are the project's target figures for a scenario.
@@ -102,8 +118,9 @@ func newLoadGenerator(base string, connections int, warmup, duration time.Durati
 		client: &http.Client{Transport: transport, Timeout: 30 * time.Second}}
 }
 
-// run sends the scenario's requests from every connection for warmup+duration and measures the last duration.
-func (g *loadGenerator) run(ctx context.Context, sc scenario) Result {
+// run sends the scenario's requests from every connection for warmup+duration and measures the last duration;
+// a scenario with a writer also returns its writes' result.
+func (g *loadGenerator) run(ctx context.Context, sc scenario) (Result, *Result) {
 	want := sc.wantStatus
 	if want == 0 {
 		want = http.StatusOK
@@ -117,9 +134,11 @@ func (g *loadGenerator) run(ctx context.Context, sc scenario) Result {
 		bodyBytes int64
 		wg        sync.WaitGroup
 	)
+	primed := g.prime(ctx, sc.prime)
 	ctx, cancel := context.WithTimeout(ctx, g.warmup+g.duration)
 	defer cancel()
 	time.AfterFunc(g.warmup, func() { measuring.Store(true) })
+	waitWriter := writerRun(ctx, g, sc, measuring.Load)
 	var measuredFrom time.Time
 	var measuredOnce sync.Once
 	connections := g.connections
@@ -166,31 +185,25 @@ func (g *loadGenerator) run(ctx context.Context, sc scenario) Result {
 	}
 	slices.Sort(latencies)
 	res := Result{Scenario: sc.name, Requests: int64(len(latencies)), Errors: errors, Seconds: seconds, Statuses: statuses,
-		Write: sc.write}
+		Write: sc.write, PrimeSeconds: primed.Seconds()}
 	if len(latencies) > 0 {
 		res.RPS = float64(len(latencies)) / seconds
 		res.P50ms = percentile(latencies, 0.50)
 		res.P99ms = percentile(latencies, 0.99)
 		res.MeanBytes = float64(bodyBytes) / float64(len(latencies))
 	}
-	return res
+	if waitWriter == nil {
+		return res, nil
+	}
+	w := writerResult(sc.name, waitWriter(), seconds)
+	return res, &w
 }
 
 // send sends r and returns the answer's status and body size.
 func (g *loadGenerator) send(ctx context.Context, r request) (int, int64, error) {
-	var body io.Reader
-	if r.body != nil {
-		body = bytes.NewReader(r.body)
-	}
-	req, err := http.NewRequestWithContext(ctx, r.method, g.base+r.path, body)
+	req, err := g.newRequest(ctx, r)
 	if err != nil {
 		return 0, 0, err
-	}
-	if r.body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if r.token != "" {
-		req.Header.Set("Authorization", "Bearer "+r.token)
 	}
 	res, err := g.client.Do(req)
 	if err != nil {
@@ -199,6 +212,46 @@ func (g *loadGenerator) send(ctx context.Context, r request) (int, int64, error)
 	size, err := io.Copy(io.Discard, res.Body)
 	_ = res.Body.Close()
 	return res.StatusCode, size, err
+}
+
+// prime requests each path once, from every connection, and returns how long it took.
+func (g *loadGenerator) prime(ctx context.Context, paths []string) time.Duration {
+	if len(paths) == 0 {
+		return 0
+	}
+	start := time.Now()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < g.connections; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(paths) && ctx.Err() == nil; i = int(next.Add(1)) - 1 {
+				_, _, _ = g.send(ctx, request{method: "GET", path: paths[i]})
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// newRequest is the HTTP request of r.
+func (g *loadGenerator) newRequest(ctx context.Context, r request) (*http.Request, error) {
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, g.base+r.path, body)
+	if err != nil {
+		return nil, err
+	}
+	if r.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	return req, nil
 }
 
 func percentile(sorted []time.Duration, p float64) float64 {

@@ -52,6 +52,7 @@ type options struct {
 	uncached    bool
 	serveStatic string
 	addr        string
+	dbName      string
 }
 
 func main() {
@@ -64,6 +65,7 @@ func main() {
 	flag.StringVar(&o.pgAdmin, "pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL URL used to create the benchmark database")
 	flag.StringVar(&o.out, "out", "", "JSON results file (default bench/out/results-<db>-<events>.json)")
 	flag.StringVar(&o.only, "only", "", "comma-separated scenario names to run (default all)")
+	flag.StringVar(&o.dbName, "dbname", "", "PostgreSQL database to create (default calendar_bench_<events>)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the benchmark database afterwards")
 	flag.BoolVar(&o.reuse, "reuse", false, "reuse the kept database of an earlier run with -keep (skips seeding)")
 	flag.StringVar(&o.compare, "compare", "", "JSON results of an earlier run (say, at 100,000 events) to print each scenario's throughput against")
@@ -125,19 +127,29 @@ func runBench(ctx context.Context, o options) error {
 	}
 	defer static.stop()
 
+	loadBefore := loadAverage()
 	gen := newLoadGenerator("", o.connections, o.warmup, o.duration)
 	log.Printf("measuring the static-bytes baseline (%d bytes)", static.size)
 	gen.base = static.base
-	baseline := gen.run(ctx, scenario{name: staticScenario, next: func(int, int) request { return request{method: "GET", path: "/"} }})
+	baseline, _ := gen.run(ctx, scenario{name: staticScenario, next: func(int, int) request { return request{method: "GET", path: "/"} }})
 
 	gen.base = base
 	results := []Result{baseline}
-	for _, sc := range scenarios(su.fixtures, su.token) {
-		if o.only != "" && !contains(strings.Split(o.only, ","), sc.name) {
+	all := scenarios(su.fixtures, su.token)
+	reads := mixedReads(su.fixtures)
+	if len(reads) < minMixedRequests {
+		return fmt.Errorf("the mixed readers have %d distinct requests, fewer than %d", len(reads), minMixedRequests)
+	}
+	log.Printf("mixed readers spread over %d distinct requests", len(reads))
+	for _, rate := range mixedWriteRates {
+		all = append(all, mixedScenario(su.fixtures, reads, rate, su.token))
+	}
+	for _, sc := range all {
+		if o.only != "" && !selected(strings.Split(o.only, ","), sc.name) {
 			continue
 		}
 		if o.uncached {
-			if sc.name == uncachedCategoryAndVenue {
+			if sc.name == uncachedCategoryAndVenue || sc.writer != nil || strings.HasPrefix(sc.name, "mixed ") {
 				continue // the same as category + venue in this mode
 			}
 			sc = sc.uncached()
@@ -146,7 +158,11 @@ func runBench(ctx context.Context, o options) error {
 			break
 		}
 		log.Printf("scenario %q", sc.name)
-		r := gen.run(ctx, sc)
+		r, writes := gen.run(ctx, sc)
+		if r.PrimeSeconds > 0 {
+			log.Printf("primed %d distinct reads in %.1fs (%.0f/s, every one built)", len(sc.prime), r.PrimeSeconds,
+				float64(len(sc.prime))/r.PrimeSeconds)
+		}
 		if baseline.RPS > 0 {
 			r.RatioToStatic = r.RPS / baseline.RPS
 		}
@@ -156,11 +172,17 @@ func runBench(ctx context.Context, o options) error {
 			r.Target, r.Met = &t, &met
 		}
 		results = append(results, r)
+		if writes != nil {
+			results = append(results, *writes)
+			for _, why := range writes.StaleExamples {
+				log.Printf("STALE: %s", why)
+			}
+		}
 	}
 	peak := server.peakRSS()
 	report := Report{Database: o.db, Settings: su.settings, Events: o.events, SeedSeconds: su.seeded.Seconds(),
 		Connections: o.connections, Seconds: o.duration.Seconds(), Uncached: o.uncached, PeakRSSMB: float64(peak) / 1024, Results: results,
-		When: time.Now().UTC().Format(time.RFC3339)}
+		When: time.Now().UTC().Format(time.RFC3339), LoadBefore: loadBefore, LoadAfter: loadAverage()}
 	if o.compare != "" {
 		if err := report.compareWith(o.compare); err != nil {
 			return err
@@ -178,7 +200,11 @@ const uncachedCategoryAndVenue = "category + venue uncached"
 
 // Report is everything one run measured.
 type Report struct {
-	Database    string  `json:"database"`
+	Database string `json:"database"`
+	// LoadBefore and LoadAfter are the machine's load averages (/proc/loadavg) when the run started and ended:
+	// other work on the machine shows there, and figures taken under load are not comparable.
+	LoadBefore  string  `json:"load_before,omitempty"`
+	LoadAfter   string  `json:"load_after,omitempty"`
 	Settings    string  `json:"settings"`
 	Events      int     `json:"events"`
 	SeedSeconds float64 `json:"seed_seconds"` // 0 when an earlier run's database was reused
@@ -240,12 +266,15 @@ func printReport(w io.Writer, r Report) {
 	}
 	fmt.Fprintf(w, "\n%s (%s), %d events (%s), %d connections, %.0fs per scenario%s, server peak RSS %.1f MB\n\n",
 		r.Database, r.Settings, r.Events, seeded, r.Connections, r.Seconds, mode, r.PeakRSSMB)
+	if r.LoadBefore != "" {
+		fmt.Fprintf(w, "load average at start %s, at end %s\n\n", r.LoadBefore, r.LoadAfter)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	kept := ""
 	if r.ComparedWith != "" {
 		kept = "\tkept of " + r.ComparedWith
 	}
-	fmt.Fprintln(tw, "scenario\treq/s\tp50 ms\tp99 ms\terrors\tvs static\tKB/answer\ttarget"+kept+"\t")
+	fmt.Fprintln(tw, "scenario\treq/s\tp50 ms\tp99 ms\terrors\tvs static\tKB/answer\tstale/checked\ttarget"+kept+"\t")
 	for _, res := range r.Results {
 		target := ""
 		if res.Target != nil {
@@ -259,8 +288,12 @@ func printReport(w io.Writer, r Report) {
 		if res.RPS < 10 {
 			rps = fmt.Sprintf("%.2f", res.RPS) // a few large answers a second
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%d\t%.3f\t%.1f\t%s%s\t\n", res.Scenario, rps, res.P50ms, res.P99ms,
-			res.Errors, res.RatioToStatic, res.MeanBytes/1024, target, res.keptColumn(r.ComparedWith != ""))
+		checked := ""
+		if res.Checks > 0 {
+			checked = fmt.Sprintf("%d/%d", res.Stale, res.Checks)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%d\t%.3f\t%.1f\t%s\t%s%s\t\n", res.Scenario, rps, res.P50ms, res.P99ms,
+			res.Errors, res.RatioToStatic, res.MeanBytes/1024, checked, target, res.keptColumn(r.ComparedWith != ""))
 	}
 	_ = tw.Flush()
 }
@@ -326,6 +359,9 @@ func freshDatabase(ctx context.Context, o options, root string) (string, func(),
 			return "", nil, err
 		}
 		name := fmt.Sprintf("calendar_bench_%d", o.events) // one per size, so that kept ones can be reused side by side
+		if o.dbName != "" {
+			name = o.dbName
+		}
 		queries := []string{"DROP DATABASE IF EXISTS " + name + " WITH (FORCE)", "CREATE DATABASE " + name}
 		if o.reuse {
 			queries = nil
@@ -406,6 +442,9 @@ type fixtures struct {
 	venueIDs      []uint64
 	organizerIDs  []uint64
 	deleteIDs     []uint64 // events the delete scenario may trash, each once
+	// allCategorySlugs and allVenueIDs are every category and venue, for the mixed readers.
+	allCategorySlugs []string
+	allVenueIDs      []uint64
 }
 
 func loadFixtures(ctx context.Context, store *models.Store) (fixtures, error) {
@@ -427,6 +466,12 @@ func loadFixtures(ctx context.Context, store *models.Store) (fixtures, error) {
 		return f, err
 	}
 	if err := db.Model(&models.Organizer{}).Order("id").Limit(200).Pluck("id", &f.organizerIDs).Error; err != nil {
+		return f, err
+	}
+	if err := db.Model(&models.Category{}).Order("id").Pluck("slug", &f.allCategorySlugs).Error; err != nil {
+		return f, err
+	}
+	if err := db.Model(&models.Venue{}).Order("id").Pluck("id", &f.allVenueIDs).Error; err != nil {
 		return f, err
 	}
 	if err := db.Model(&models.Event{}).Where("status = ?", models.StatusPublish).Order("id DESC").
@@ -513,9 +558,12 @@ func scenarios(f fixtures, token string) []scenario {
 	}
 }
 
-func contains(list []string, s string) bool {
+// selected says whether -only's list names the scenario, or a prefix of it followed by a space ("mixed" selects
+// every write rate of the mixed scenario).
+func selected(list []string, name string) bool {
 	for _, x := range list {
-		if strings.TrimSpace(x) == s {
+		x = strings.TrimSpace(x)
+		if x == name || strings.HasPrefix(name, x+" ") {
 			return true
 		}
 	}
@@ -669,4 +717,17 @@ func databaseSettings(store *models.Store) string {
 	store.DB().Raw("SHOW server_version").Scan(&version)
 	store.DB().Raw("SHOW shared_buffers").Scan(&buffers)
 	return "PostgreSQL " + version + ", shared_buffers " + buffers
+}
+
+// loadAverage is the machine's 1, 5 and 15 minute load averages, or "" where /proc/loadavg is missing.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }

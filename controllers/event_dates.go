@@ -75,12 +75,15 @@ func (b listBounds) addWindow(q *eventQuery, site *time.Location) {
 	b.apply(q, site, "end_date", b.end, models.EventsEndingAtOrBefore)
 }
 
-// addRelative applies starts_* and ends_* and echoes them, in site time.
+// addRelative applies starts_* and ends_*, which make the list a filtered one, and echoes them, in site time.
 func (b listBounds) addRelative(q *eventQuery, site *time.Location) {
 	b.apply(q, site, "starts_before", b.startsBefore, models.EventsStartingBefore)
 	b.apply(q, site, "starts_after", b.startsAfter, models.EventsStartingAfter)
 	b.apply(q, site, "ends_before", b.endsBefore, models.EventsEndingBefore)
 	b.apply(q, site, "ends_after", b.endsAfter, models.EventsEndingAfter)
+	if b.startsBefore != nil || b.startsAfter != nil || b.endsBefore != nil || b.endsAfter != nil {
+		q.filtered = true
+	}
 }
 
 // addImplied adds, to a list whose request sent a bound, the bounds that its bounds imply: an event never ends
@@ -102,7 +105,7 @@ func (b listBounds) addImplied(q *eventQuery) {
 		{b.end, models.EventsStartingAtOrBefore}, {b.endsBefore, models.EventsStartingBefore},
 	} {
 		if implied.t != nil {
-			q.add(implied.scope(*implied.t))
+			q.addBound(implied.scope(*implied.t))
 		}
 	}
 }
@@ -111,6 +114,6 @@ func (b listBounds) apply(q *eventQuery, site *time.Location, name string, t *ti
 	if t == nil {
 		return
 	}
-	q.add(scope(*t))
+	q.addBound(scope(*t))
 	q.args = q.args.Add(name, FormatDate(*t, site))
 }

@@ -96,11 +96,29 @@ func (l EventList) appendJSON(buf []byte) ([]byte, error) {
 type eventQuery struct {
 	scopes []models.Scope
 	args   endpoint.QueryArgs
+	// countable is the list as a window the kept day counts total and page, or nil (see window).
+	countable *models.Window
 	// plannedForValues says that the database must plan the list's queries for their values (listBounds.addImplied)
 	plannedForValues bool
+	// filtered says that a scope other than the date window, the statuses and what they imply narrows the list;
+	// statuses are the statuses it keeps. An unfiltered list is a models.Window, which the kept day counts total.
+	filtered bool
+	statuses []string
 }
 
-func (q *eventQuery) add(s models.Scope) { q.scopes = append(q.scopes, s) }
+// add narrows the list by a filter.
+func (q *eventQuery) add(s models.Scope) { q.scopes = append(q.scopes, s); q.filtered = true }
+
+// addBound narrows the list by its date window or statuses, or by a bound they imply.
+func (q *eventQuery) addBound(s models.Scope) { q.scopes = append(q.scopes, s) }
+
+// window is the list as a models.Window when nothing but its date window and statuses narrows it, else nil.
+func (q *eventQuery) window(b listBounds, user *models.User) *models.Window {
+	if q.filtered || b.start == nil || b.end == nil {
+		return nil
+	}
+	return models.WindowFor(user, q.statuses, *b.start, *b.end)
+}
 
 // on returns the store that reads the list's events: store, or the same planned for the list's values.
 func (q *eventQuery) on(store *models.Store) *models.Store {
@@ -166,7 +184,7 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 func (ec *EventController) listPage(store *models.Store, q *eventQuery, page models.Page,
 	sp syncPage) ([]models.Event, int64, error) {
 	if !sp.active {
-		return q.on(store).ListEvents(q.scopes, page)
+		return q.on(store).ListEventsIn(q.scopes, page, q.countable)
 	}
 	q.args = q.args.Add("sync_token", sp.linkToken)
 	if len(sp.ids) == 0 {
@@ -201,7 +219,8 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 	if err != nil {
 		invalid["status"] = err.Error()
 	}
-	q.add(statusScope(statusArg))
+	q.statuses = listStatusList(statusArg)
+	q.addBound(models.EventsWithStatus(q.statuses...))
 	q.args = q.args.Add("status", statusArg)
 	if in.PostParent.Set {
 		if err := checkListParent(store, in.PostParent.V, user); err != nil {
@@ -234,6 +253,7 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 	if len(invalid) > 0 {
 		return nil, models.Invalid(invalid)
 	}
+	q.countable = q.window(bounds, user)
 	return q, nil
 }
 
@@ -353,8 +373,8 @@ func listStatuses(status endpoint.Opt[[]string], user *models.User) (string, err
 	return strings.Join(status.V, ","), nil
 }
 
-// statusScope keeps the statuses of the effective status filter; any is every status but trash.
-func statusScope(effective string) models.Scope {
+// listStatusList is the statuses an effective status argument keeps, each once ("any" is every status but trash).
+func listStatusList(effective string) []string {
 	var statuses []string
 	for _, s := range strings.Split(effective, ",") {
 		if s == "any" {
@@ -364,7 +384,7 @@ func statusScope(effective string) models.Scope {
 		}
 		statuses = append(statuses, s)
 	}
-	return models.EventsWithStatus(dedupe(statuses)...)
+	return dedupe(statuses)
 }
 
 func dedupe(list []string) []string {

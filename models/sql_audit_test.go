@@ -26,6 +26,7 @@ var reviewedSQL = map[string]string{
 	"event_refs.go:FindEventRefs":             "eventRefsSQL, a package variable assembled from literals and countExpr of the two taxonomies only; IDs, slugs and name keys bound",
 	"geo.go:atVenuesWhere":                    "cond is the literal of EventsAtGeolocatedVenues, or EventsNear's literal BETWEEN conditions and distanceKm's SQL (literal column names, the constant Earth radius); every coordinate and the radius bound",
 	"term.go:CompactTermCounts":               "tax.table of the two taxonomies; the sums and IDs bound",
+	"event_window.go:windowDays":              "the constant windowDaysSQL with {day} one of two literal day expressions by dialect and {listed} isFalse of the literal column events.hide_from_listings; statuses, days and instants bound",
 	"event_query.go:EventsListed":             "isFalse of the literal column events.hide_from_listings",
 	"event_query.go:EventsMatching":           "containsFold of the literal columns of searchedColumns; the search terms are bound, wildcards escaped",
 	"event_query.go:boolColumn":               "column is a literal of EventsFeatured or EventsTicketed",

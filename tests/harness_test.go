@@ -112,6 +112,7 @@ func startApp(t *testing.T, cfg config.Config, migrate bool) *App {
 			t.Fatalf("migrating: %v", err)
 		}
 		t.Cleanup(func() { expectLinkListsMatchLinks(t, store) })
+		t.Cleanup(func() { expectDayCountsMatchEvents(t, store) })
 	}
 	app := controllers.NewApp(cfg, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return &App{t: t, Handler: routes.New(app), Store: store, Config: cfg, Table: routes.Table(app)}

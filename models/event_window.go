@@ -1,0 +1,140 @@
+package models
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// Window is a list that the kept day counts (table event_day_counts, kept by triggers on events) can total and
+// page without counting its events: listed events with one of Statuses that start at or after Start and end at or
+// before End, with no other filter. Every other list counts its matches.
+type Window struct {
+	Statuses   []string
+	Start, End time.Time
+}
+
+// WindowFor returns the window of a list of the statuses between start and end as u sees it, or nil when what u
+// may read depends on each event's author (a contributor's own drafts), which the counts do not tell apart.
+func WindowFor(u *User, statuses []string, start, end time.Time) *Window {
+	switch {
+	case u.can(capEditOthers) && u.can(capReadPrivate) && u.can(capEditPublished):
+		// readableBy adds no condition: every status asked for counts.
+	case u.can(capEdit) || u.can(capEditPublished):
+		return nil
+	default:
+		if !slices.Contains(statuses, StatusPublish) {
+			statuses = nil // readableBy keeps published events only
+		} else {
+			statuses = []string{StatusPublish}
+		}
+	}
+	return &Window{Statuses: statuses, Start: start.UTC(), End: end.UTC()}
+}
+
+// dayCount is the number of a window's events that start on one UTC day (days since 1970-01-01).
+type dayCount struct {
+	Day int64
+	N   int64
+}
+
+const secondsPerDay = 24 * 60 * 60
+
+// utcDay is the day of t, in days since 1970-01-01 in UTC.
+func utcDay(t time.Time) int64 {
+	s := t.Unix()
+	d := s / secondsPerDay
+	if s < 0 && s%secondsPerDay != 0 {
+		d--
+	}
+	return d
+}
+
+// dayStart is the first instant of day d.
+func dayStart(d int64) time.Time { return time.Unix(d*secondsPerDay, 0).UTC() }
+
+// windowDaysSQL counts a window's events by the day they start, in two parts that never count an event twice:
+// from the kept counts, every event whose start and end days both lie strictly inside the window's (such an event
+// passes both bounds whatever its times); from the events themselves, those that start on the first day (a range
+// of the listing index on start) or end on the last (a range of the one on end). {day} is the dialect's day of
+// events.start_utc.
+const windowDaysSQL = `SELECT start_day AS day, CAST(SUM(n) AS BIGINT) AS n FROM event_day_counts
+	WHERE status IN @statuses AND start_day > @first AND end_day < @last GROUP BY start_day
+UNION ALL
+SELECT {day} AS day, COUNT(*) AS n FROM events
+	WHERE {listed} AND events.status IN @statuses AND events.start_utc >= @start AND events.start_utc < @second_start
+	AND events.end_utc <= @end GROUP BY 1
+UNION ALL
+SELECT {day} AS day, COUNT(*) AS n FROM events
+	WHERE {listed} AND events.status IN @statuses AND events.end_utc >= @last_start AND events.end_utc <= @end
+	AND events.start_utc >= @second_start GROUP BY 1`
+
+// windowDays returns how many of the window's events start on each day, in day order (a day may come twice).
+func (s *Store) windowDays(w *Window) ([]dayCount, error) {
+	if len(w.Statuses) == 0 || w.End.Before(w.Start) {
+		return nil, nil
+	}
+	day := "event_day(events.start_utc)"
+	if s.dialect == SQLite {
+		day = "CAST(julianday(substr(events.start_utc, 1, 10)) - 2440587.5 AS INTEGER)"
+	}
+	query := strings.NewReplacer("{day}", day, "{listed}", isFalse(s.db, "events.hide_from_listings")).Replace(windowDaysSQL)
+	first, last := utcDay(w.Start), utcDay(w.End)
+	var rows []dayCount
+	err := s.db.Raw(query, map[string]any{
+		"statuses": w.Statuses, "first": first, "last": last, "start": w.Start, "end": w.End,
+		"second_start": dayStart(first + 1), "last_start": dayStart(last),
+	}).Scan(&rows).Error
+	slices.SortStableFunc(rows, func(a, b dayCount) int { return int(a.Day - b.Day) })
+	return rows, err
+}
+
+// listWindow returns one page of the window's events and their total, from the kept day counts: the total is
+// their sum, and a page past the first starts its index scan at the first day that page reaches (the counts of the
+// days before it tell how many events to skip), so a deep page reads about one day of index, not every event
+// before it.
+func (s *Store) listWindow(scopes []Scope, page Page, w *Window) ([]Event, int64, error) {
+	days, err := s.windowDays(w)
+	if err != nil {
+		return nil, 0, err
+	}
+	var total int64
+	for _, d := range days {
+		total += d.N
+	}
+	skip := int64(page.Offset())
+	if skip >= total {
+		return []Event{}, total, nil
+	}
+	var from *time.Time
+	for i := 0; i < len(days); {
+		j, n := i, int64(0)
+		for ; j < len(days) && days[j].Day == days[i].Day; j++ {
+			n += days[j].N
+		}
+		if skip < n {
+			if i > 0 {
+				t := dayStart(days[i].Day)
+				from = &t
+			}
+			break
+		}
+		skip -= n
+		i = j
+	}
+	ids := s.orderedEventIDs(scopes)
+	if from != nil {
+		ids = ids.Where("events.start_utc >= ?", *from)
+	}
+	events, err := s.eventsIn(ids.Offset(int(skip)).Limit(page.Size), page.Size)
+	return events, total, err
+}
+
+// ListEventsIn is ListEvents for a list that may be a window (w, nil otherwise): a window is totalled and paged
+// from the kept day counts.
+func (s *Store) ListEventsIn(scopes []Scope, page Page, w *Window) ([]Event, int64, error) {
+	if w == nil {
+		return s.ListEvents(scopes, page)
+	}
+	return s.listWindow(scopes, page, w)
+}

@@ -1,0 +1,231 @@
+package tests
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"calendar/models"
+)
+
+// totalsFixture is an app whose events are all at one venue, so that every list has a twin with venue=… that
+// counts its events row by row: lists narrowed by nothing but their date window and statuses are totalled and
+// paged from the kept day counts instead, and must answer exactly what the counted twin answers.
+type totalsFixture struct {
+	app   *App
+	admin string
+	venue int
+}
+
+func newTotalsFixture(t *testing.T) *totalsFixture {
+	app := NewApp(t)
+	f := &totalsFixture{app: app, admin: app.Token(models.RoleAdministrator)}
+	v := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: f.admin, Body: map[string]any{
+		"venue": "Counted Hall", "address": "1 Main St", "city": "Bristol", "country": "United States"}}).
+		ExpectStatus(t, http.StatusCreated).JSON(t)
+	f.venue = evID(v)
+	return f
+}
+
+// at is a UTC wall clock d days from today at h:m, as the API writes dates.
+func at(d, h, m int) string {
+	day := time.Now().UTC().AddDate(0, 0, d)
+	return time.Date(day.Year(), day.Month(), day.Day(), h, m, 0, 0, time.UTC).Format(dateTimeLayout)
+}
+
+// create makes an event from start to end at the fixture's venue, with extra fields.
+func (f *totalsFixture) create(t *testing.T, title, start, end string, extra ...any) map[string]any {
+	t.Helper()
+	body := map[string]any{"title": title, "start_date": start, "end_date": end, "venue": f.venue, "status": "publish"}
+	for i := 0; i+1 < len(extra); i += 2 {
+		body[extra[i].(string)] = extra[i+1]
+	}
+	return f.app.createEvent(t, f.admin, body)
+}
+
+// page reads one page of /events?query as token's holder and returns its IDs and the totals of body and headers.
+func (f *totalsFixture) page(t *testing.T, query, token string) ([]int, int64, int, *Response) {
+	t.Helper()
+	res := f.app.Get("/events?"+query, token)
+	if res.Status == http.StatusNotFound {
+		return nil, -1, -1, res
+	}
+	body := res.ExpectStatus(t, http.StatusOK).JSON(t)
+	total := int64(body["total"].(float64))
+	if h := res.Header.Get("X-TEC-Total"); h != strconv.FormatInt(total, 10) {
+		t.Fatalf("%s: X-TEC-Total %q, total %d", query, h, total)
+	}
+	pages := int(body["total_pages"].(float64))
+	if h := res.Header.Get("X-TEC-TotalPages"); h != strconv.Itoa(pages) {
+		t.Fatalf("%s: X-TEC-TotalPages %q, total_pages %d", query, h, pages)
+	}
+	return idsOf(body["events"]), total, pages, res
+}
+
+// walk reads every page of the list with per_page and returns the IDs in order, the total and the page count, and
+// checks that the first page past the last is 404.
+func (f *totalsFixture) walk(t *testing.T, query, token string, perPage int) ([]int, int64, int) {
+	t.Helper()
+	var all []int
+	ids, total, pages, _ := f.page(t, fmt.Sprintf("%s&per_page=%d&page=1", query, perPage), token)
+	all = append(all, ids...)
+	for p := 2; p <= pages; p++ {
+		ids, tp, pp, _ := f.page(t, fmt.Sprintf("%s&per_page=%d&page=%d", query, perPage, p), token)
+		if tp != total || pp != pages {
+			t.Fatalf("%s: page %d says total %d of %d pages, page 1 said %d of %d", query, p, tp, pp, total, pages)
+		}
+		all = append(all, ids...)
+	}
+	if _, _, _, res := f.page(t, fmt.Sprintf("%s&per_page=%d&page=%d", query, perPage, pages+1), token); pages > 0 && res.Status != http.StatusNotFound {
+		t.Fatalf("%s: page %d past the last answered %d", query, pages+1, res.Status)
+	}
+	return all, total, pages
+}
+
+// expectTotalsExact checks every list of the fixture against its counted twin: the same total and pages, and the
+// same events on every page, for several page sizes (so that deep pages, located from the day counts, are read).
+func (f *totalsFixture) expectTotalsExact(t *testing.T, after string) {
+	t.Helper()
+	site := time.UTC
+	day := func(d int) string { return time.Now().In(site).AddDate(0, 0, d).Format("2006-01-02") }
+	lists := []struct{ query, token string }{
+		{"", ""},
+		{"status=any", f.admin},
+		{"status=draft", f.admin},
+		{"", f.admin},
+		{"start_date=" + day(0) + "&end_date=" + day(3), ""},
+		{"start_date=" + day(5) + "&end_date=" + day(5), ""},
+		{"start_date=" + day(-3) + "&end_date=" + day(800), f.admin},
+		{"strict_dates=true&start_date=" + day(1) + "%2013:00:00&end_date=" + day(6) + "%2001:30:00", ""},
+	}
+	for _, l := range lists {
+		for _, perPage := range []int{1, 2, 3, 50} {
+			got, total, pages := f.walk(t, l.query, l.token, perPage)
+			want, wantTotal, wantPages := f.walk(t, l.query+"&venue="+strconv.Itoa(f.venue), l.token, perPage)
+			if total != wantTotal || pages != wantPages || !slices.Equal(got, want) {
+				t.Fatalf("after %s, /events?%s (per_page %d): total %d, %d pages, events %v; counted: %d, %d pages, %v",
+					after, l.query, perPage, total, pages, got, wantTotal, wantPages, want)
+			}
+			if int64(len(got)) != total {
+				t.Fatalf("after %s, /events?%s: total %d but %d events on its pages", after, l.query, total, len(got))
+			}
+		}
+	}
+}
+
+func TestListTotalsFromKeptDayCountsEqualAFreshCountAfterEveryKindOfWrite(t *testing.T) {
+	f := newTotalsFixture(t)
+	app, admin := f.app, f.admin
+	cat := app.Do(Request{Method: http.MethodPost, Path: "/categories", Token: admin,
+		Body: map[string]any{"name": "Counted"}}).ExpectStatus(t, http.StatusCreated).JSON(t)
+	other := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: admin, Body: map[string]any{
+		"venue": "Other Hall", "address": "2 Main St", "city": "Bristol", "country": "United States"}}).
+		ExpectStatus(t, http.StatusCreated).JSON(t)
+	two := time.Now().UTC().AddDate(2, 0, 0)
+	daysToEnd := int(time.Date(two.Year(), two.Month(), two.Day(), 0, 0, 0, 0, time.UTC).
+		Sub(time.Now().UTC().Truncate(24*time.Hour)) / (24 * time.Hour))
+
+	events := []map[string]any{
+		f.create(t, "Yesterday", at(-1, 10, 0), at(-1, 12, 0)),
+		f.create(t, "Today early", at(0, 0, 0), at(0, 1, 0)),
+		f.create(t, "Today late", at(0, 23, 0), at(0, 23, 59)),
+		f.create(t, "Overnight", at(1, 22, 0), at(2, 2, 0), "categories", []any{evID(cat)}),
+		f.create(t, "Across days", at(3, 20, 0), at(6, 1, 0)),
+		f.create(t, "Day five a", at(5, 9, 0), at(5, 10, 0)),
+		f.create(t, "Day five b", at(5, 9, 0), at(5, 11, 0)),
+		f.create(t, "Day five c", at(5, 18, 0), at(5, 19, 0)),
+		f.create(t, "Hidden", at(5, 12, 0), at(5, 13, 0), "hide_from_listings", true),
+		f.create(t, "Draft", at(4, 12, 0), at(4, 13, 0), "status", "draft"),
+		f.create(t, "Last day", at(daysToEnd, 10, 0), at(daysToEnd, 11, 0)),
+		f.create(t, "Ends on the last day", at(daysToEnd-2, 20, 0), at(daysToEnd, 2, 0)),
+		f.create(t, "Ends past the last day", at(daysToEnd-1, 20, 0), at(daysToEnd+1, 2, 0)),
+		f.create(t, "Past the last day", at(daysToEnd+1, 10, 0), at(daysToEnd+1, 11, 0)),
+		f.create(t, "At the other venue too", at(7, 10, 0), at(7, 11, 0), "venue", []any{f.venue, evID(other)}),
+	}
+	f.expectTotalsExact(t, "the creates")
+
+	path := func(i int) string { return eventPath(events[i]) }
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"a date update", func() {
+			app.updateEvent(t, http.MethodPatch, path(5), admin, map[string]any{"start_date": at(9, 9, 0), "end_date": at(10, 1, 0)})
+		}},
+		{"a date update into the edge day", func() {
+			app.updateEvent(t, http.MethodPatch, path(6), admin, map[string]any{"start_date": at(0, 5, 0), "end_date": at(0, 6, 0)})
+		}},
+		{"publish to draft", func() {
+			app.updateEvent(t, http.MethodPatch, path(7), admin, map[string]any{"status": "draft"})
+		}},
+		{"draft to publish", func() {
+			app.updateEvent(t, http.MethodPatch, path(9), admin, map[string]any{"status": "publish"})
+		}},
+		{"hidden from listings and back", func() {
+			app.updateEvent(t, http.MethodPatch, path(8), admin, map[string]any{"hide_from_listings": false})
+			app.updateEvent(t, http.MethodPatch, path(1), admin, map[string]any{"hide_from_listings": true})
+		}},
+		{"a links update", func() {
+			app.updateEvent(t, http.MethodPatch, path(2), admin, map[string]any{"categories": []any{evID(cat)}, "tags": []any{"counted"}})
+		}},
+		{"a trash", func() {
+			app.Do(Request{Method: http.MethodDelete, Path: path(3), Token: admin}).ExpectStatus(t, http.StatusOK)
+		}},
+		{"a restore", func() {
+			app.updateEvent(t, http.MethodPatch, path(3), admin, map[string]any{"status": "publish"})
+		}},
+		{"a force delete", func() {
+			app.Do(Request{Method: http.MethodDelete, Path: path(4) + "?force=true", Token: admin}).ExpectStatus(t, http.StatusOK)
+		}},
+		{"a trashed event force deleted", func() {
+			app.Do(Request{Method: http.MethodDelete, Path: path(11), Token: admin}).ExpectStatus(t, http.StatusOK)
+			app.Do(Request{Method: http.MethodDelete, Path: path(11) + "?force=true", Token: admin}).ExpectStatus(t, http.StatusOK)
+		}},
+		{"a category deletion", func() {
+			app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/categories/%d?force=true", evID(cat)), Token: admin}).
+				ExpectStatus(t, http.StatusOK)
+		}},
+		{"a venue deletion", func() {
+			app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/venues/%d?force=true", evID(other)), Token: admin}).
+				ExpectStatus(t, http.StatusOK)
+		}},
+	}
+	for _, s := range steps {
+		s.do()
+		f.expectTotalsExact(t, s.name)
+	}
+}
+
+func TestListTotalsFromKeptDayCountsStayExactUnderConcurrentWriters(t *testing.T) {
+	f := newTotalsFixture(t)
+	app, admin := f.app, f.admin
+	const n = 12
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = eventPath(f.create(t, fmt.Sprintf("Shared %d", i), at(3+i%3, 10, 0), at(3+i%3, 11, 0)))
+	}
+	// Every writer creates on the same few days, moves one shared event, trashes one and force-deletes its own,
+	// so that the same count rows are changed by overlapping transactions.
+	concurrently(t, app, n, func(i int) {
+		own := app.Do(Request{Method: http.MethodPost, Path: "/events", Token: admin, Body: map[string]any{
+			"title": fmt.Sprintf("Concurrent %d", i), "start_date": at(3+i%2, 12, 0), "end_date": at(4+i%2, 1, 0),
+			"venue": f.venue, "status": "publish"}})
+		app.Do(Request{Method: http.MethodPatch, Path: ids[i], Token: admin,
+			Body: map[string]any{"start_date": at(4, 8, i), "end_date": at(5, 9, 0)}})
+		if i%3 == 0 {
+			app.Do(Request{Method: http.MethodDelete, Path: ids[(i+1)%n], Token: admin})
+		}
+		if own.Status == http.StatusCreated {
+			var e map[string]any
+			e = own.JSON(t)
+			if i%2 == 0 {
+				app.Do(Request{Method: http.MethodDelete, Path: eventPath(e) + "?force=true", Token: admin})
+			}
+		}
+	})
+	f.expectTotalsExact(t, "concurrent writes")
+	expectDayCountsMatchEvents(t, app.Store)
+}
