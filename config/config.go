@@ -61,6 +61,8 @@ type Config struct {
 	MaxConnections int
 	// ICalMaxEvents caps the events of one iCalendar feed (GET /events.ics); a feed that reaches it says so.
 	ICalMaxEvents int
+	// RecurrenceHorizon is how far past today the occurrences of a series without COUNT or UNTIL exist.
+	RecurrenceHorizon time.Duration
 	// SyncRetention is how long the change history is kept: sync tokens older than it have expired (0: 720h).
 	SyncRetention time.Duration
 }
@@ -272,6 +274,14 @@ var settings = []setting{
 		c.ICalMaxEvents = n
 		return nil
 	}},
+	{"CALENDAR_RECURRENCE_HORIZON", "recurrence-horizon", "730d", "how far past today a series without COUNT or UNTIL has occurrences: days (730d) or a duration (8760h)", func(c *Config, v string) error {
+		d, err := parseDays(v)
+		if err != nil || d < 24*time.Hour || d > 20*365*24*time.Hour {
+			return errors.New("must be a number of days (730d) or a duration (8760h) from 1 day to 20 years")
+		}
+		c.RecurrenceHorizon = d
+		return nil
+	}},
 	{"CALENDAR_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "how long in-flight requests may take to finish on shutdown", func(c *Config, v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -357,4 +367,16 @@ func parseSwitch(v string) (bool, error) {
 		return false, nil
 	}
 	return false, errors.New("must be on or off")
+}
+
+// parseDays reads a number of days ("730d") or a Go duration ("8760h").
+func parseDays(v string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(v, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil {
+			return 0, err
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(v)
 }

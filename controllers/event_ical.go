@@ -147,16 +147,25 @@ func (ec *EventController) feed(c *gin.Context, in *EventFilters) error {
 func (ec *EventController) streamEvents(c *gin.Context, w *ical.Writer, shaper eventShaper, reader *feedReader,
 	batch []models.Event) {
 	seen := map[uint64]bool{}
+	series := &seriesWriter{store: reader.store, written: map[uint64]bool{}}
 	for len(batch) > 0 && w.Err() == nil {
+		fresh := batch[:0]
 		for i := range batch {
 			// An event that a write moved past the cursor while the feed was read is not written twice.
 			if e := &batch[i]; !seen[e.ID] {
 				seen[e.ID] = true
-				w.Event(shaper.vevent(w, e))
+				fresh = append(fresh, *e)
 			}
 		}
+		events, err := series.events(w, shaper, fresh)
+		if err != nil {
+			ec.Log.Error("iCalendar feed aborted", "error", err, "events_read", reader.read)
+			panic(http.ErrAbortHandler)
+		}
+		for _, ev := range events {
+			w.Event(ev)
+		}
 		c.Writer.Flush()
-		var err error
 		if batch, err = reader.next(); c.Request.Context().Err() != nil {
 			w.Stop(c.Request.Context().Err()) // the client went away: write nothing more
 		} else if err != nil {
@@ -184,6 +193,9 @@ func (r *feedReader) next() ([]models.Event, error) {
 	}
 	n := min(feedBatch, r.limit-r.read)
 	events, err := r.store.EventsAfter(r.scopes, r.after, n)
+	if err == nil {
+		err = r.store.LoadSeriesFacts(events)
+	}
 	if err == nil {
 		err = r.store.LoadEventLinks(events)
 	}
@@ -238,6 +250,9 @@ func (ec *EventController) readICal(c *gin.Context, ref eventRef, password endpo
 	setLastModified(c, eventDates(e)...)
 	c.Header("Content-Type", ical.ContentType)
 	c.Status(http.StatusOK)
+	if e.Series != nil {
+		return ec.writeSeriesICal(c, shaper, e)
+	}
 	w := ical.NewWriter(c.Writer)
 	w.Begin(ical.Calendar().CalendarProperties,
 		icalZones([]models.FeedZone{{Timezone: e.Timezone, First: e.StartUTC, Last: e.EndUTC, Events: 1}}))

@@ -26,23 +26,25 @@ type EventListInput struct {
 // EventFilters are the filters of GET /events, which the iCalendar feed of
 // GET /events.ics shares.
 type EventFilters struct {
-	StartDate    endpoint.Opt[DateParam] `param:"start_date" doc:"Events that start on or after this date (inclusive mode: from 00:00:00 of its day). Default: 00:00 today, site time. Naive dates are read in the site timezone."`
-	EndDate      endpoint.Opt[DateParam] `param:"end_date" doc:"Events that end on or before this date (inclusive mode: until 23:59:59 of its day). Default: 23:59:59 of the day two years ahead."`
-	StartsBefore endpoint.Opt[DateParam] `param:"starts_before" doc:"Events that start before this date (inclusive mode: before 23:59:59 of its day). Any starts_* or ends_* parameter drops the default window."`
-	StartsAfter  endpoint.Opt[DateParam] `param:"starts_after" doc:"Events that start after this date (inclusive mode: after 23:59:59 of its day)."`
-	EndsBefore   endpoint.Opt[DateParam] `param:"ends_before" doc:"Events that end before this date (inclusive mode: before 23:59:59 of its day)."`
-	EndsAfter    endpoint.Opt[DateParam] `param:"ends_after" doc:"Events that end after this date (inclusive mode: after 23:59:59 of its day)."`
-	StrictDates  endpoint.Opt[bool]      `param:"strict_dates" default:"false" doc:"false: the date bounds cover whole days as described for each; true: the dates are used as given."`
-	Search       endpoint.Opt[string]    `param:"search" validate:"omitempty,max=500" doc:"Events whose title, description or excerpt contain every word, ignoring case; \"quoted phrases\" match whole."`
-	Categories   endpoint.Opt[[]string]  `param:"categories" doc:"Events in any of these categories (IDs or slugs, list or CSV), child categories included; unknown ones are 400."`
-	Tags         endpoint.Opt[[]string]  `param:"tags" doc:"Events with any of these tags (IDs or slugs, list or CSV); unknown ones are 400."`
-	Venue        endpoint.Opt[[]int64]   `param:"venue" doc:"Events at any of these venues (IDs, list or CSV); unknown ones are 400."`
-	Organizer    endpoint.Opt[[]int64]   `param:"organizer" doc:"Events by any of these organizers (IDs, list or CSV); unknown ones are 400."`
-	Featured     endpoint.Opt[bool]      `param:"featured" doc:"true: only featured events; false: only the others."`
-	Status       endpoint.Opt[[]string]  `param:"status" doc:"Events with any of these statuses (list or CSV; any = every status but trash). Visitors may only ask for publish; users who can edit events see every status they may read by default."`
-	Include      endpoint.Opt[[]int64]   `param:"include" doc:"Only the events with these IDs (list or CSV) that the caller may see; no date bound applies."`
-	PostParent   endpoint.Opt[int64]     `param:"post_parent" doc:"Only the children of this event."`
-	Ticketed     endpoint.Opt[bool]      `param:"ticketed" doc:"true: only ticketed events; false: only the others."`
+	StartDate      endpoint.Opt[DateParam] `param:"start_date" doc:"Events that start on or after this date (inclusive mode: from 00:00:00 of its day). Default: 00:00 today, site time. Naive dates are read in the site timezone."`
+	EndDate        endpoint.Opt[DateParam] `param:"end_date" doc:"Events that end on or before this date (inclusive mode: until 23:59:59 of its day). Default: 23:59:59 of the day two years ahead."`
+	StartsBefore   endpoint.Opt[DateParam] `param:"starts_before" doc:"Events that start before this date (inclusive mode: before 23:59:59 of its day). Any starts_* or ends_* parameter drops the default window."`
+	StartsAfter    endpoint.Opt[DateParam] `param:"starts_after" doc:"Events that start after this date (inclusive mode: after 23:59:59 of its day)."`
+	EndsBefore     endpoint.Opt[DateParam] `param:"ends_before" doc:"Events that end before this date (inclusive mode: before 23:59:59 of its day)."`
+	EndsAfter      endpoint.Opt[DateParam] `param:"ends_after" doc:"Events that end after this date (inclusive mode: after 23:59:59 of its day)."`
+	StrictDates    endpoint.Opt[bool]      `param:"strict_dates" default:"false" doc:"false: the date bounds cover whole days as described for each; true: the dates are used as given."`
+	Search         endpoint.Opt[string]    `param:"search" validate:"omitempty,max=500" doc:"Events whose title, description or excerpt contain every word, ignoring case; \"quoted phrases\" match whole."`
+	Categories     endpoint.Opt[[]string]  `param:"categories" doc:"Events in any of these categories (IDs or slugs, list or CSV), child categories included; unknown ones are 400."`
+	Tags           endpoint.Opt[[]string]  `param:"tags" doc:"Events with any of these tags (IDs or slugs, list or CSV); unknown ones are 400."`
+	Venue          endpoint.Opt[[]int64]   `param:"venue" doc:"Events at any of these venues (IDs, list or CSV); unknown ones are 400."`
+	Organizer      endpoint.Opt[[]int64]   `param:"organizer" doc:"Events by any of these organizers (IDs, list or CSV); unknown ones are 400."`
+	Featured       endpoint.Opt[bool]      `param:"featured" doc:"true: only featured events; false: only the others."`
+	Status         endpoint.Opt[[]string]  `param:"status" doc:"Events with any of these statuses (list or CSV; any = every status but trash). Visitors may only ask for publish; users who can edit events see every status they may read by default."`
+	Include        endpoint.Opt[[]int64]   `param:"include" doc:"Only the events with these IDs (list or CSV) that the caller may see; no date bound applies."`
+	PostParent     endpoint.Opt[int64]     `param:"post_parent" doc:"Only the children of this event."`
+	Ticketed       endpoint.Opt[bool]      `param:"ticketed" doc:"true: only ticketed events; false: only the others."`
+	Series         endpoint.Opt[int64]     `param:"series" doc:"Only the occurrences of this series (the ID of its series record)."`
+	CollapseSeries endpoint.Opt[bool]      `param:"collapse_series" default:"false" doc:"true: each series is listed once, as its first occurrence that passes the other filters; single events are unaffected, and totals count what is listed."`
 	EventGeoInput
 	// syncing drops the default date window: the list answers a sync_token.
 	syncing bool
@@ -153,6 +155,9 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 	if err != nil {
 		return err
 	}
+	if err := store.LoadSeriesFacts(events); err != nil {
+		return err
+	}
 	if err := store.LoadEventLinks(events); err != nil {
 		return err
 	}
@@ -237,6 +242,9 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 		q.add(models.EventsWithIDs(toIDs(in.Include.V)))
 		q.args = q.args.Add("include", csv(in.Include.V))
 	}
+	if err := addSeriesFilter(q, store, in, user, invalid); err != nil {
+		return nil, err
+	}
 	bounds.addRelative(q, ec.Config.Timezone)
 	bounds.addImplied(q)
 	addFlagFilter(q, "ticketed", in.Ticketed, models.EventsTicketed)
@@ -253,6 +261,7 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 	if len(invalid) > 0 {
 		return nil, models.Invalid(invalid)
 	}
+	addCollapseSeries(q, in)
 	q.countable = q.window(bounds, user)
 	return q, nil
 }

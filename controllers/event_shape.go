@@ -67,6 +67,7 @@ type eventFields struct {
 	Featured            *bool             `json:"featured"`
 	Ticketed            *bool             `json:"ticketed"`
 	Parent              uint64            `json:"parent"`
+	seriesFields
 }
 
 // MarshalJSON writes the record as appendJSON does.
@@ -321,6 +322,7 @@ func (s eventShaper) record(e *models.Event, single bool) EventRecord {
 	} else if len(venues) > 1 {
 		r.Venue = venues
 	}
+	seriesShape(e, &r)
 	if single && !e.HasPassword() {
 		// Search engines get nothing of a protected event, as The Events Calendar's JSON-LD skips protected posts.
 		r.JSONLD = s.jsonLD(e, &r)
@@ -406,6 +408,8 @@ type eventJSONLD struct {
 	Organizer           any          `json:"organizer,omitempty"`
 	Offers              *offerJSONLD `json:"offers,omitempty"`
 	Performer           string       `json:"performer"`
+	// EventSchedule is set on a series record: its rule as a schema.org Schedule.
+	EventSchedule *scheduleJSONLD `json:"eventSchedule,omitempty"`
 }
 
 // offerJSONLD is the schema.org Offer of an event with a numeric cost.
@@ -445,6 +449,7 @@ func (s eventShaper) jsonLD(e *models.Event, r *EventRecord) eventJSONLD {
 	if e.Image != nil {
 		ld.Image = e.Image.URL
 	}
+	ld.EventSchedule = scheduleLD(e)
 	if len(r.CostDetails.Values) > 0 {
 		currency := r.CostDetails.CurrencyCode
 		if currency == "" {

@@ -15,32 +15,33 @@ import (
 // method. On update an omitted field (or one sent as JSON null) is unchanged, except the clearable ones (cost,
 // website, image, parent and the links), which null clears.
 type EventFields struct {
-	Title            endpoint.Opt[string]      `param:"title" doc:"The event title, plain text (tags are removed)."`
-	Description      endpoint.Opt[string]      `param:"description" doc:"The event description, HTML (sanitised against an allow-list)."`
-	Slug             endpoint.Opt[string]      `param:"slug" doc:"The event slug; generated from the title when absent, made unique with -2, -3, …"`
-	Excerpt          endpoint.Opt[string]      `param:"excerpt" doc:"The event excerpt, HTML (sanitised against an allow-list)."`
-	Status           endpoint.Opt[string]      `param:"status" enum:"publish,future,draft,pending,private,trash" doc:"The event status. Users who cannot publish get pending for publish or future. An update without status keeps it; an update with a status restores a trashed event. trash is only valid on update (it moves the event to the trash)."`
-	Author           endpoint.Opt[int64]       `param:"author" doc:"The ID of the event's author; defaults to the current user. Only editors and administrators may name another user."`
-	Date             endpoint.Opt[DateParam]   `param:"date" doc:"The publication date, read in the request's timezone or the site timezone."`
-	DateUTC          endpoint.Opt[DateParam]   `param:"date_utc" doc:"The publication date in UTC; wins over date when both are sent."`
-	Timezone         endpoint.Opt[string]      `param:"timezone" doc:"The event timezone: an IANA name (America/New_York), UTC, or an offset such as UTC+2 or UTC-5:30. Defaults to the site timezone."`
-	AllDay           endpoint.Opt[bool]        `param:"all_day" doc:"Whether the event lasts all day: its start becomes 00:00:00 of the start day and its end 23:59:59 of the end day."`
-	StartDate        endpoint.Opt[DateParam]   `param:"start_date" doc:"The start: YYYY-MM-DD HH:MM[:SS], YYYY-MM-DDTHH:MM[:SS], RFC 3339, YYYY-MM-DD, a Unix timestamp, or a relative form (now, today, tomorrow 9am, next wednesday 4pm, +5 days, -1 month, 2018-01-01 4pm). Naive text is read in the timezone of the request, else of the event (on update), else of the site."`
-	EndDate          endpoint.Opt[DateParam]   `param:"end_date" doc:"The end, in the forms start_date accepts; not before the start."`
-	Image            endpoint.Opt[ImageRef]    `param:"image" doc:"The featured image: the ID of a known image, or an http(s) URL recorded as an image on first use. \"\", 0 or null removes it."`
-	Cost             endpoint.Opt[CostParam]   `param:"cost" doc:"The cost: text (\"20$\", \"€15\", \"Free\", \"10-20\") or a list of values; null or \"\" removes it."`
-	Website          endpoint.Opt[string]      `param:"website" doc:"The event website, an http(s) URL; \"\" or null removes it (the event's page is shown instead)."`
-	ShowMap          endpoint.Opt[bool]        `param:"show_map" doc:"Whether to show a map."`
-	ShowMapLink      endpoint.Opt[bool]        `param:"show_map_link" doc:"Whether to show a map link."`
-	HideFromListings endpoint.Opt[bool]        `param:"hide_from_listings" doc:"Whether to hide the event from listings (it is never listed, but stays readable)."`
-	Sticky           endpoint.Opt[bool]        `param:"sticky" doc:"Whether the event is sticky in calendar views."`
-	Featured         endpoint.Opt[bool]        `param:"featured" doc:"Whether the event is featured."`
-	Ticketed         endpoint.Opt[bool]        `param:"ticketed" default:"false" doc:"Whether the event has tickets."`
-	Parent           endpoint.Opt[ParentParam] `param:"parent" doc:"The ID of the parent event (not the event itself or one of its descendants); 0, \"\" or null for none."`
-	Categories       endpoint.Opt[LinksParam]  `param:"categories" doc:"Event categories: IDs, names or slugs, as a list or CSV; unknown names are created if the caller may create categories (as POST /categories: authors and above), else 403 rest_forbidden naming categories and nothing is written; unknown IDs are rejected. Replaces the event's categories; [] removes all."`
-	Tags             endpoint.Opt[LinksParam]  `param:"tags" doc:"Event tags: IDs, names or slugs, as a list or CSV; unknown names are created if the caller may create tags (as POST /tags: editors and above), else 403 rest_forbidden naming tags and nothing is written; unknown IDs are rejected. Replaces the event's tags; [] removes all."`
-	Venue            endpoint.Opt[LinksParam]  `param:"venue" doc:"Venues: IDs, CSV of IDs, {\"id\": N}, inline venue objects (created with the event), or a mix. Replaces the event's venues; 0, \"\", [] or null removes them."`
-	Organizer        endpoint.Opt[LinksParam]  `param:"organizer" doc:"Organizers, in order: IDs, CSV of IDs, {\"id\": N}, inline organizer objects (created with the event), or a mix. Replaces the event's organizers; [] removes all."`
+	Title            endpoint.Opt[string]          `param:"title" doc:"The event title, plain text (tags are removed)."`
+	Description      endpoint.Opt[string]          `param:"description" doc:"The event description, HTML (sanitised against an allow-list)."`
+	Slug             endpoint.Opt[string]          `param:"slug" doc:"The event slug; generated from the title when absent, made unique with -2, -3, …"`
+	Excerpt          endpoint.Opt[string]          `param:"excerpt" doc:"The event excerpt, HTML (sanitised against an allow-list)."`
+	Status           endpoint.Opt[string]          `param:"status" enum:"publish,future,draft,pending,private,trash" doc:"The event status. Users who cannot publish get pending for publish or future. An update without status keeps it; an update with a status restores a trashed event. trash is only valid on update (it moves the event to the trash)."`
+	Author           endpoint.Opt[int64]           `param:"author" doc:"The ID of the event's author; defaults to the current user. Only editors and administrators may name another user."`
+	Date             endpoint.Opt[DateParam]       `param:"date" doc:"The publication date, read in the request's timezone or the site timezone."`
+	DateUTC          endpoint.Opt[DateParam]       `param:"date_utc" doc:"The publication date in UTC; wins over date when both are sent."`
+	Timezone         endpoint.Opt[string]          `param:"timezone" doc:"The event timezone: an IANA name (America/New_York), UTC, or an offset such as UTC+2 or UTC-5:30. Defaults to the site timezone."`
+	AllDay           endpoint.Opt[bool]            `param:"all_day" doc:"Whether the event lasts all day: its start becomes 00:00:00 of the start day and its end 23:59:59 of the end day."`
+	StartDate        endpoint.Opt[DateParam]       `param:"start_date" doc:"The start: YYYY-MM-DD HH:MM[:SS], YYYY-MM-DDTHH:MM[:SS], RFC 3339, YYYY-MM-DD, a Unix timestamp, or a relative form (now, today, tomorrow 9am, next wednesday 4pm, +5 days, -1 month, 2018-01-01 4pm). Naive text is read in the timezone of the request, else of the event (on update), else of the site."`
+	EndDate          endpoint.Opt[DateParam]       `param:"end_date" doc:"The end, in the forms start_date accepts; not before the start."`
+	Image            endpoint.Opt[ImageRef]        `param:"image" doc:"The featured image: the ID of a known image, or an http(s) URL recorded as an image on first use. \"\", 0 or null removes it."`
+	Cost             endpoint.Opt[CostParam]       `param:"cost" doc:"The cost: text (\"20$\", \"€15\", \"Free\", \"10-20\") or a list of values; null or \"\" removes it."`
+	Website          endpoint.Opt[string]          `param:"website" doc:"The event website, an http(s) URL; \"\" or null removes it (the event's page is shown instead)."`
+	ShowMap          endpoint.Opt[bool]            `param:"show_map" doc:"Whether to show a map."`
+	ShowMapLink      endpoint.Opt[bool]            `param:"show_map_link" doc:"Whether to show a map link."`
+	HideFromListings endpoint.Opt[bool]            `param:"hide_from_listings" doc:"Whether to hide the event from listings (it is never listed, but stays readable)."`
+	Sticky           endpoint.Opt[bool]            `param:"sticky" doc:"Whether the event is sticky in calendar views."`
+	Featured         endpoint.Opt[bool]            `param:"featured" doc:"Whether the event is featured."`
+	Ticketed         endpoint.Opt[bool]            `param:"ticketed" default:"false" doc:"Whether the event has tickets."`
+	Parent           endpoint.Opt[ParentParam]     `param:"parent" doc:"The ID of the parent event (not the event itself or one of its descendants); 0, \"\" or null for none."`
+	Categories       endpoint.Opt[LinksParam]      `param:"categories" doc:"Event categories: IDs, names or slugs, as a list or CSV; unknown names are created if the caller may create categories (as POST /categories: authors and above), else 403 rest_forbidden naming categories and nothing is written; unknown IDs are rejected. Replaces the event's categories; [] removes all."`
+	Tags             endpoint.Opt[LinksParam]      `param:"tags" doc:"Event tags: IDs, names or slugs, as a list or CSV; unknown names are created if the caller may create tags (as POST /tags: editors and above), else 403 rest_forbidden naming tags and nothing is written; unknown IDs are rejected. Replaces the event's tags; [] removes all."`
+	Venue            endpoint.Opt[LinksParam]      `param:"venue" doc:"Venues: IDs, CSV of IDs, {\"id\": N}, inline venue objects (created with the event), or a mix. Replaces the event's venues; 0, \"\", [] or null removes them."`
+	Organizer        endpoint.Opt[LinksParam]      `param:"organizer" doc:"Organizers, in order: IDs, CSV of IDs, {\"id\": N}, inline organizer objects (created with the event), or a mix. Replaces the event's organizers; [] removes all."`
+	Recurrence       endpoint.Opt[RecurrenceParam] `param:"recurrence" doc:"Makes the event a series: RFC 5545 lines, one or more RRULE and any RDATE and EXDATE (e.g. [\"RRULE:FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10\", \"EXDATE:20260113T180000\"]). start_date and end_date are the first occurrence and give every occurrence its length; rules are read in the event's timezone. Date-times are naive in the event's timezone or UTC with Z; an all-day series takes VALUE=DATE forms (EXDATE;VALUE=DATE:20260113). FREQ=SECONDLY and MINUTELY, COUNT with UNTIL, and more than 5000 occurrences up to the horizon are refused. On update, [] or null ends the series: its occurrences are removed."`
 }
 
 // eventWrite is a validated write: the fields as they apply to an event, once the transaction has found it.

@@ -53,7 +53,8 @@ type EventReadBySlug struct {
 // EventDeleteParams are the parameters of DELETE beside the path.
 type EventDeleteParams struct {
 	EventPassword
-	Force endpoint.Opt[bool] `param:"force" default:"false" doc:"Delete permanently instead of moving to the trash."`
+	Force endpoint.Opt[bool]   `param:"force" default:"false" doc:"Delete permanently instead of moving to the trash."`
+	Scope endpoint.Opt[string] `param:"scope" enum:"following" doc:"On an occurrence of a series only. Left out, the occurrence alone is cancelled (trashed, and the series' rule gains an EXDATE so it is not produced again). following: the series ends before this occurrence; it and the later occurrences are trashed (deleted with force=true)."`
 }
 
 // EventDeleteByID holds the parameters of DELETE /events/{id}.
@@ -78,6 +79,7 @@ type EventCreate struct {
 type EventUpdateParams struct {
 	EventFields
 	Password endpoint.Opt[string] `param:"password" doc:"Sets the event's password; \"\" removes it. Only users who can edit the event may change it."`
+	Scope    endpoint.Opt[string] `param:"scope" enum:"following" doc:"On an occurrence of a series only. Left out, the update changes this occurrence alone (it becomes an exception: later updates of the series leave the fields it changed alone). following: the series is split at this occurrence into a new series whose first occurrence it is, the update applies to that new series, and the original series ends just before it."`
 }
 
 // EventUpdateByID holds the parameters of POST, PUT and PATCH /events/{id}.
@@ -128,6 +130,9 @@ func (r eventRef) find(s *models.Store) (*models.Event, error) {
 // withLinks returns e with its venues, organizers, categories and tags loaded.
 func withLinks(s *models.Store, e *models.Event) (*models.Event, error) {
 	events := []models.Event{*e}
+	if err := s.LoadSeriesFacts(events); err != nil {
+		return nil, err
+	}
 	if err := s.LoadEventLinks(events); err != nil {
 		return nil, err
 	}
@@ -215,6 +220,9 @@ func (ec *EventController) read(c *gin.Context, ref eventRef, password endpoint.
 		return err
 	}
 	setLastModified(c, eventDates(e)...)
+	if err := loadNextOccurrences(ec.Store.WithContext(c.Request.Context()), e, &record, RequestTime(c)); err != nil {
+		return err
+	}
 	return writeEvent(c, http.StatusOK, record)
 }
 
@@ -286,7 +294,11 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 		return models.Forbidden()
 	}
 	retry := *w // the transactional path starts afresh when the one-statement path cannot take the write
-	e, err := ec.createInOneStatement(w)
+	var e *models.Event
+	err := models.ErrNeedsTransaction
+	if !in.wantsSeries() {
+		e, err = ec.createInOneStatement(w)
+	}
 	if errors.Is(err, models.ErrNeedsTransaction) || errors.Is(err, models.ErrSlugTaken) {
 		e, err = ec.createInTransaction(&retry)
 	}
@@ -295,7 +307,11 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 	}
 	shaper := ec.shaper(ec.Site(c), Viewer{User: user})
 	c.Header("Location", shaper.RestURL(e))
-	return writeEvent(c, http.StatusCreated, shaper.record(e, false))
+	r := shaper.record(e, false)
+	if err := loadNextOccurrences(ec.Store.WithContext(c.Request.Context()), e, &r, RequestTime(c)); err != nil {
+		return err
+	}
+	return writeEvent(c, http.StatusCreated, r)
 }
 
 // createInOneStatement creates the event w describes with its reads outside any transaction and its writes in
@@ -327,6 +343,17 @@ func (ec *EventController) createInTransaction(w *eventWrite) (*models.Event, er
 	err := ec.Store.Tx(w.ctx, func(tx *models.Store) error {
 		e = &models.Event{AuthorID: w.user.ID}
 		if err := ec.applyEventWrite(tx, e, w); err != nil {
+			return err
+		}
+		if w.in.wantsSeries() {
+			set, err := ec.parseSeries(e, w.in.Recurrence.V.Lines, w.now)
+			if err != nil {
+				return err
+			}
+			if err := ec.createSeries(tx, e, set, w); err != nil {
+				return err
+			}
+			e, err = reload(tx, e.ID)
 			return err
 		}
 		if err := tx.CreateEventWithSlug(e, w.slug); err != nil {
@@ -386,6 +413,16 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 		if err := ec.requireCurrent(c, tx, e.ID, user); err != nil {
 			return err
 		}
+		if err := seriesFactsOf(tx, e); err != nil {
+			return err
+		}
+		if handled, err := ec.updateInSeries(tx, e, w, in.Scope); handled {
+			if err != nil {
+				return err
+			}
+			e, err = reload(tx, e.ID)
+			return err
+		}
 		before, err := e.TermLinks()
 		if err != nil {
 			return err
@@ -405,7 +442,11 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 	if err != nil {
 		return err
 	}
-	return writeEvent(c, http.StatusOK, ec.shaper(ec.Site(c), Viewer{User: user}).record(e, false))
+	r := ec.shaper(ec.Site(c), Viewer{User: user}).record(e, false)
+	if err := loadNextOccurrences(ec.Store.WithContext(c.Request.Context()), e, &r, RequestTime(c)); err != nil {
+		return err
+	}
+	return writeEvent(c, http.StatusOK, r)
 }
 
 // DeleteByID handles DELETE /events/{id}.
@@ -447,6 +488,13 @@ func (ec *EventController) delete(c *gin.Context, ref eventRef, in *EventDeleteP
 			return err
 		}
 		if e, err = reload(tx, e.ID); err != nil {
+			return err
+		}
+		if handled, err := ec.deleteInSeries(tx, e, in.Force.V, in.Scope, time.Now()); handled {
+			if err != nil || in.Force.V {
+				return err
+			}
+			e, err = reload(tx, e.ID)
 			return err
 		}
 		before, err := e.TermLinks()

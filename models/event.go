@@ -39,6 +39,8 @@ type Event struct {
 	Ticketed         bool    `gorm:"not null;default:false" json:"ticketed"`
 	ImageID          *uint64 `json:"image_id"`
 	ParentID         *uint64 `json:"parent_id"`
+	// SeriesID is the series record of an occurrence, and a series record's own ID; nil for a single event.
+	SeriesID *uint64 `json:"series_id"`
 	// PublishedAt is the publication date ("date" in the API).
 	PublishedAt time.Time `gorm:"not null" json:"published_at"`
 	CreatedAt   time.Time `gorm:"not null" json:"created_at"`
@@ -52,6 +54,11 @@ type Event struct {
 	OrganizerLinks *string `gorm:"<-:create" json:"organizer_links"`
 	CategoryLinks  *string `gorm:"<-:create" json:"category_links"`
 	TagLinks       *string `gorm:"<-:create" json:"tag_links"`
+
+	// Series is set on a series record, Occurrence and OccurrenceSeries on an occurrence (LoadSeriesFacts).
+	Series           *EventSeries     `gorm:"-" json:"-"`
+	Occurrence       *EventOccurrence `gorm:"-" json:"-"`
+	OccurrenceSeries *EventSeries     `gorm:"-" json:"-"`
 
 	Author     *User       `gorm:"foreignKey:AuthorID" json:"-"`
 	Image      *Image      `gorm:"foreignKey:ImageID" json:"-"`

@@ -49,7 +49,7 @@ const selectEvents = `SELECT events.id, events.author_id, events.status, events.
 	events.start_utc, events.end_utc, events.all_day, events.cost, events.website, events.show_map,
 	events.show_map_link, events.hide_from_listings, events.sticky, events.featured, events.ticketed,
 	events.image_id, events.parent_id, events.published_at, events.created_at, events.updated_at,
-	events.venue_links, events.organizer_links, events.category_links, events.tag_links,
+	events.venue_links, events.organizer_links, events.category_links, events.tag_links, events.series_id,
 	i.url, i.extension, i.created_at
 	FROM events LEFT JOIN images i ON i.id = events.image_id`
 
@@ -62,7 +62,7 @@ func scanEvents(query *gorm.DB, expected int) ([]Event, error) {
 			&e.Description, &e.Excerpt, &e.Slug, &e.Timezone, &e.TimezoneAbbr, &e.StartUTC, &e.EndUTC, &e.AllDay,
 			&e.Cost, &e.Website, &e.ShowMap, &e.ShowMapLink, &e.HideFromListings, &e.Sticky, &e.Featured,
 			&e.Ticketed, &e.ImageID, &e.ParentID, &e.PublishedAt, &e.CreatedAt, &e.UpdatedAt, &e.VenueLinks,
-			&e.OrganizerLinks, &e.CategoryLinks, &e.TagLinks, &imageURL, &imageExt, &imageCreated); err != nil {
+			&e.OrganizerLinks, &e.CategoryLinks, &e.TagLinks, &e.SeriesID, &imageURL, &imageExt, &imageCreated); err != nil {
 			return err
 		}
 		if e.ImageID != nil && imageURL != nil {

@@ -356,5 +356,5 @@ func (s *Store) Migrate(ctx context.Context) ([]int64, error) {
 func Models() []any {
 	return []any{&User{}, &Token{}, &Image{}, &Venue{}, &Organizer{}, &Category{}, &Tag{}, &Event{},
 		&EventVenue{}, &EventOrganizer{}, &EventCategory{}, &EventTag{}, &EventVenueCategory{}, &DataVersion{},
-		&TermCountDelta{}}
+		&TermCountDelta{}, &EventSeries{}, &EventOccurrence{}}
 }

@@ -456,6 +456,12 @@ func withAdditions(schema string, body any) any {
 		if _, ok := m["parent"]; !ok {
 			m["parent"] = 0
 		}
+		for k, v := range map[string]any{"series_id": 0, "recurrence": []any{}, "recurrence_text": "",
+			"recurrence_id": nil, "is_exception": false} {
+			if _, ok := m[k]; !ok {
+				m[k] = v
+			}
+		}
 	}
 	switch schema {
 	case "Event":

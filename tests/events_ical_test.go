@@ -3,11 +3,13 @@ package tests
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -412,6 +414,7 @@ func TestICalFeedAppliesEveryListFilter(t *testing.T) {
 		fmt.Sprintf("post_parent=%d", parent), "geoloc=true", "geoloc=false",
 		"geoloc_lat=52.5&geoloc_lng=13.4&geoloc_radius=50&geoloc_unit=km", "geoloc=1&geoloc_lat=40.7&geoloc_lng=-74",
 		"geoloc_lat=40.7&geoloc_lng=-74&geoloc_radius=2&geoloc_unit=miles&featured=false",
+		"collapse_series=true&featured=true",
 	}
 	editorOnly := []string{"status=any", "status=draft,private", "status=trash", "status=draft&venue=" + fmt.Sprint(berlin)}
 	check := func(query, token, who string) {
@@ -430,8 +433,10 @@ func TestICalFeedAppliesEveryListFilter(t *testing.T) {
 		check(q, editor, "an editor")
 		app.Get("/events.ics?"+q).ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
 	}
-	for q, param := range map[string]string{"categories=nope": "categories", "venue=999999": "venue",
-		"start_date=someday": "start_date", "geoloc_lat=91&geoloc_lng=0": "geoloc_lat", "search=": "search"} {
+	bad := map[string]string{"categories=nope": "categories", "venue=999999": "venue",
+		"start_date=someday": "start_date", "geoloc_lat=91&geoloc_lng=0": "geoloc_lat", "search=": "search",
+		fmt.Sprintf("series=%d", parent): "series"}
+	for q, param := range bad {
 		body := app.Get("/events.ics?"+q).ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
 		if params, _ := body["data"].(map[string]any)["params"].(map[string]any); params[param] == nil {
 			t.Errorf("/events.ics?%s: the error does not name %s: %v", q, param, body)
@@ -439,7 +444,7 @@ func TestICalFeedAppliesEveryListFilter(t *testing.T) {
 	}
 	for _, arg := range app.endpoint("/events.ics", 0).Args() {
 		sent := false
-		for _, q := range append(queries, editorOnly...) {
+		for _, q := range append(append(queries, editorOnly...), slices.Collect(maps.Keys(bad))...) {
 			sent = sent || strings.HasPrefix(q, arg.Name+"=") || strings.Contains(q, "&"+arg.Name+"=")
 		}
 		if !sent {

@@ -16,7 +16,8 @@ var eventKeys = []string{"id", "global_id", "global_id_lineage", "author", "stat
 	"modified_utc", "url", "rest_url", "title", "description", "excerpt", "slug", "image", "all_day", "start_date",
 	"start_date_details", "end_date", "end_date_details", "utc_start_date", "utc_start_date_details", "utc_end_date",
 	"utc_end_date_details", "timezone", "timezone_abbr", "cost", "cost_details", "website", "show_map",
-	"show_map_link", "hide_from_listings", "sticky", "featured", "ticketed", "parent", "categories", "tags", "venue",
+	"show_map_link", "hide_from_listings", "sticky", "featured", "ticketed", "parent", "series_id", "recurrence",
+	"recurrence_text", "recurrence_id", "is_exception", "categories", "tags", "venue",
 	"organizer", "custom_fields"}
 
 func TestCreatingAnEventAnswersTheFullRecord(t *testing.T) {

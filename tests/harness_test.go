@@ -53,7 +53,9 @@ type App struct {
 	Store   *models.Store
 	Config  config.Config
 	Table   []endpoint.Route
-	users   atomic.Int64
+	// API is the service itself, for what runs outside requests (the horizon job).
+	API   *controllers.App
+	users atomic.Int64
 
 	contractOnce sync.Once
 	contract     *Contract
@@ -115,7 +117,7 @@ func startApp(t *testing.T, cfg config.Config, migrate bool) *App {
 		t.Cleanup(func() { expectDayCountsMatchEvents(t, store) })
 	}
 	app := controllers.NewApp(cfg, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	return &App{t: t, Handler: routes.New(app), Store: store, Config: cfg, Table: routes.Table(app)}
+	return &App{t: t, Handler: routes.New(app), Store: store, Config: cfg, Table: routes.Table(app), API: app}
 }
 
 // freshDatabase returns an empty database of its own for one test: a SQLite file in the test's temporary

@@ -268,6 +268,19 @@ func eventSchema() *openapi3.Schema {
 		member("ticketed", "Whether the event sells tickets.", nullableBooleanSchema()),
 		member("parent", "The parent event's ID; 0 when it has none, as WordPress's post_parent.",
 			integerSchema().WithMin(0)),
+		member("series_id", "The series this occurrence belongs to; 0 for a single event and for a series record.",
+			integerSchema().WithMin(0)),
+		member("recurrence", "The series' RFC 5545 lines, normalised, on the series record and on each occurrence; "+
+			"[] otherwise.", arraySchema(stringSchema().NewRef())),
+		member("recurrence_text", "An English summary of the series, e.g. \"Every week on Tuesday and Thursday at "+
+			"18:00, 10 times\"; \"\" when not recurring.", stringSchema()),
+		member("recurrence_id", "An occurrence's original start (RFC 5545 RECURRENCE-ID), formatted like start_date; "+
+			"null otherwise.", dateSchema().WithNullable()),
+		member("is_exception", "Whether this occurrence was edited on its own.", booleanSchema()),
+		member("next_occurrences", "On a series record only: up to 5 upcoming occurrences.",
+			arraySchema(closedObject("", []string{"id", "start_date", "end_date"},
+				member("id", "", integerSchema().WithMin(1)), member("start_date", "", dateSchema()),
+				member("end_date", "", dateSchema())).NewRef())),
 		member("categories", "", arraySchema(schemaRef("EmbeddedTerm"))),
 		member("tags", "", arraySchema(schemaRef("EmbeddedTerm"))),
 		member("venue", "The venue as an object when the event has one, [] when it has none, an array when it has "+
@@ -286,7 +299,7 @@ func eventSchema() *openapi3.Schema {
 	)
 	var required []string
 	for _, pr := range props {
-		if pr.name != "json_ld" {
+		if pr.name != "json_ld" && pr.name != "next_occurrences" {
 			required = append(required, pr.name)
 		}
 	}

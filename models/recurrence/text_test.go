@@ -59,3 +59,19 @@ func TestText(t *testing.T) {
 		}
 	}
 }
+
+func TestSchedule(t *testing.T) {
+	s, err := parse([]string{"RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,SU;COUNT=4", "EXDATE:20260111T180000"}, monday1800.AddDate(0, 0, 1), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch := s.Schedule()
+	if sch.Frequency != "WEEKLY" || sch.Interval != 2 || len(sch.Days) != 2 || sch.Days[0] != time.Tuesday ||
+		sch.Days[1] != time.Sunday || sch.Count != 4 || len(sch.Except) != 1 {
+		t.Errorf("%+v", sch)
+	}
+	plain, _ := parse([]string{"RRULE:FREQ=WEEKLY"}, monday1800, false)
+	if d := plain.Schedule().Days; len(d) != 1 || d[0] != time.Monday {
+		t.Errorf("a weekly rule without BYDAY falls on its start's day, not %v", d)
+	}
+}

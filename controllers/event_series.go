@@ -1,0 +1,325 @@
+package controllers
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"calendar/controllers/endpoint"
+	"calendar/controllers/input"
+	"calendar/models"
+	"calendar/models/recurrence"
+)
+
+// RecurrenceParam is the recurrence parameter: RFC 5545 content lines (RRULE, RDATE, EXDATE), as a JSON array of
+// strings, repeated parameters, or one string with a line per line. Commas belong to the lines (BYDAY=TU,TH), so
+// a string is never split at them. Sent, an empty list or null ends a series.
+type RecurrenceParam struct{ Lines []string }
+
+// maxRecurrenceLines bounds the lines one request may send.
+const maxRecurrenceLines = 100
+
+// DecodeParam reads the lines.
+func (p *RecurrenceParam) DecodeParam(raw any) error {
+	p.Lines = nil
+	var items []any
+	switch v := raw.(type) {
+	case nil:
+		return nil
+	case string:
+		items = []any{v}
+	case []any:
+		items = v
+	default:
+		return errors.New("must be a list of RFC 5545 lines, e.g. [\"RRULE:FREQ=WEEKLY;COUNT=10\"]")
+	}
+	for _, item := range items {
+		s, ok := item.(string)
+		if !ok {
+			return errors.New("must be a list of RFC 5545 lines (strings), e.g. [\"RRULE:FREQ=WEEKLY;COUNT=10\"]")
+		}
+		for _, line := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				p.Lines = append(p.Lines, line)
+			}
+		}
+	}
+	if len(p.Lines) > maxRecurrenceLines {
+		return errors.New("must have at most " + strconv.Itoa(maxRecurrenceLines) + " lines")
+	}
+	return nil
+}
+
+// ParamSchema describes the lines.
+func (RecurrenceParam) ParamSchema() endpoint.Schema {
+	item := endpoint.Schema{Type: "string"}
+	return endpoint.Schema{OneOf: []endpoint.Schema{{Type: "array", Items: &item}, {Type: "string"}}}
+}
+
+// wantsSeries tells whether a write sends recurrence lines (a series to create or keep).
+func (in *EventFields) wantsSeries() bool {
+	return in.Recurrence.Set && len(in.Recurrence.V.Lines) > 0
+}
+
+// seriesInput is what recurrence.Parse needs of an event about to be written as a series.
+func (ec *EventController) seriesInput(e *models.Event, lines []string, now time.Time) recurrence.Input {
+	loc := eventLocation(e.Timezone)
+	return recurrence.Input{Lines: lines, Start: e.StartUTC.In(loc), AllDay: e.AllDay, Horizon: ec.horizon(now, loc)}
+}
+
+// horizon is the last instant an open-ended series has occurrences at now: the configured span past the end of
+// today in the series' zone.
+func (ec *EventController) horizon(now time.Time, loc *time.Location) time.Time {
+	return endOfDay(now.Add(ec.Config.RecurrenceHorizon), loc)
+}
+
+// parseSeries checks the lines for e and reports a bad rule as the recurrence parameter's error.
+func (ec *EventController) parseSeries(e *models.Event, lines []string, now time.Time) (*recurrence.Set, error) {
+	set, err := recurrence.Parse(ec.seriesInput(e, lines, now))
+	var re *recurrence.Error
+	if errors.As(err, &re) {
+		return nil, models.InvalidParam("recurrence", re.Error())
+	}
+	return set, err
+}
+
+// createSeries writes e (applied, not yet inserted) as a series record with an occurrence for each start of set up
+// to the horizon, in the transaction tx. The series record keeps the links as lists only (it counts for nothing and
+// is never listed); every occurrence is an event of its own with the series' fields and links.
+func (ec *EventController) createSeries(tx *models.Store, e *models.Event, set *recurrence.Set, w *eventWrite) error {
+	hidden := e.HideFromListings
+	e.HideFromListings = true
+	if err := tx.CreateEventWithSlug(e, w.slug); err != nil {
+		return err
+	}
+	return ec.startSeries(tx, e, set, w.links, hidden, w.now)
+}
+
+// addOccurrences creates an occurrence of the series record e for each start, with its links.
+func (ec *EventController) addOccurrences(tx *models.Store, e *models.Event, ser *models.EventSeries, starts []time.Time,
+	l eventLinks) error {
+	rows := make([]models.EventOccurrence, 0, len(starts))
+	for _, start := range starts {
+		o := occurrenceOf(e, ser, start)
+		if err := tx.CreateEventWithSlug(o, occurrenceSlug(e, start)); err != nil {
+			return err
+		}
+		if err := tx.LinkNewEvent(o, l.venues, l.organizers, l.categories, l.tags); err != nil {
+			return err
+		}
+		rows = append(rows, models.EventOccurrence{EventID: o.ID, SeriesID: e.ID, RecurrenceID: start.UTC()})
+	}
+	return tx.AddOccurrences(rows)
+}
+
+// occurrenceOf is the occurrence of series record e that starts at start: the series' fields, its own dates.
+func occurrenceOf(e *models.Event, ser *models.EventSeries, start time.Time) *models.Event {
+	o := *e
+	o.ID, o.Slug = 0, ""
+	o.Series, o.Occurrence, o.OccurrenceSeries = nil, nil, nil
+	o.VenueLinks, o.OrganizerLinks, o.CategoryLinks, o.TagLinks = nil, nil, nil, nil
+	o.HideFromListings = ser.HideFromListings
+	seriesID := e.ID
+	o.SeriesID = &seriesID
+	o.StartUTC, o.EndUTC = occurrenceDates(e, start)
+	loc := eventLocation(e.Timezone)
+	o.TimezoneAbbr = input.TimezoneAbbr(loc, e.Timezone, o.StartUTC)
+	return &o
+}
+
+// occurrenceDates are the start and end of the occurrence of e starting at start: as long as e on the wall
+// clock for an all-day series (whole days), as long in time otherwise.
+func occurrenceDates(e *models.Event, start time.Time) (time.Time, time.Time) {
+	loc := eventLocation(e.Timezone)
+	start = start.In(loc)
+	if e.AllDay {
+		s0, e0 := e.StartUTC.In(loc), e.EndUTC.In(loc)
+		days := int(time.Date(e0.Year(), e0.Month(), e0.Day(), 0, 0, 0, 0, time.UTC).
+			Sub(time.Date(s0.Year(), s0.Month(), s0.Day(), 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
+		end := time.Date(start.Year(), start.Month(), start.Day()+days, 23, 59, 59, 0, loc)
+		return start.UTC(), end.UTC()
+	}
+	return start.UTC(), start.Add(e.EndUTC.Sub(e.StartUTC)).UTC()
+}
+
+// occurrenceSlug is the base of an occurrence's slug: the series' slug and the occurrence's day.
+func occurrenceSlug(e *models.Event, start time.Time) string {
+	return e.Slug + "-" + start.In(eventLocation(e.Timezone)).Format("2006-01-02")
+}
+
+// seriesFields are the series members of an event record, after parent.
+type seriesFields struct {
+	SeriesID        uint64          `json:"series_id"`
+	Recurrence      []string        `json:"recurrence"`
+	RecurrenceText  string          `json:"recurrence_text"`
+	RecurrenceID    *string         `json:"recurrence_id"`
+	IsException     bool            `json:"is_exception"`
+	NextOccurrences []OccurrenceRef `json:"next_occurrences,omitempty"`
+}
+
+// OccurrenceRef is one of a series' next occurrences, as its record lists them.
+type OccurrenceRef struct {
+	ID        uint64 `json:"id"`
+	StartDate string `json:"start_date"`
+	EndDate   string `json:"end_date"`
+}
+
+// maxNextOccurrences is how many upcoming occurrences a series record lists.
+const maxNextOccurrences = 5
+
+// seriesShape fills the series members of r from e's series facts (models.Store.LoadSeriesFacts).
+func seriesShape(e *models.Event, r *EventRecord) {
+	r.Recurrence = []string{}
+	loc := eventLocation(e.Timezone)
+	switch {
+	case e.Series != nil:
+		r.SeriesID = 0
+		r.Recurrence = e.Series.Lines()
+		r.RecurrenceText = e.Series.RecurrenceText
+		hidden := e.Series.HideFromListings
+		r.HideFromListings = &hidden
+		r.NextOccurrences = []OccurrenceRef{}
+	case e.Occurrence != nil:
+		r.SeriesID = e.Occurrence.SeriesID
+		rid := FormatDate(e.Occurrence.RecurrenceID, loc)
+		r.RecurrenceID = &rid
+		r.IsException = e.Occurrence.IsException()
+		if e.OccurrenceSeries != nil {
+			r.Recurrence = e.OccurrenceSeries.Lines()
+			r.RecurrenceText = e.OccurrenceSeries.RecurrenceText
+		}
+	}
+}
+
+// loadNextOccurrences lists the next occurrences of a series record on r.
+func loadNextOccurrences(store *models.Store, e *models.Event, r *EventRecord, now time.Time) error {
+	if e.Series == nil {
+		return nil
+	}
+	next, err := store.OccurrenceEvents(e.ID, now, maxNextOccurrences)
+	if err != nil {
+		return err
+	}
+	loc := eventLocation(e.Timezone)
+	r.NextOccurrences = make([]OccurrenceRef, len(next))
+	for i, o := range next {
+		r.NextOccurrences[i] = OccurrenceRef{ID: o.ID, StartDate: FormatDate(o.StartUTC, loc), EndDate: FormatDate(o.EndUTC, loc)}
+	}
+	return nil
+}
+
+// addSeriesFilter adds series=ID: the occurrences of one series, which must be a series the caller may read.
+func addSeriesFilter(q *eventQuery, store *models.Store, in *EventFilters, user *models.User, invalid map[string]string) error {
+	if !in.Series.Set {
+		return nil
+	}
+	id := in.Series.V
+	e, err := store.EventByID(uint64(max(id, 0)))
+	switch {
+	case errors.Is(err, models.ErrNotFound) || err == nil && !user.CanRead(e.Owned()):
+		invalid["series"] = "no series with this ID exists"
+		return nil
+	case err != nil:
+		return err
+	}
+	if _, err := store.SeriesOf(e.ID); errors.Is(err, models.ErrNotFound) {
+		invalid["series"] = "event " + strconv.FormatInt(id, 10) + " is not a series"
+		return nil
+	} else if err != nil {
+		return err
+	}
+	q.add(models.EventsInSeries(e.ID))
+	q.args = q.args.Add("series", strconv.FormatInt(id, 10))
+	return nil
+}
+
+// addCollapseSeries adds collapse_series=true: each series once, as its first occurrence that passes every other
+// filter. It must come after every other filter.
+func addCollapseSeries(q *eventQuery, in *EventFilters) {
+	if !in.CollapseSeries.Set || !in.CollapseSeries.V {
+		return
+	}
+	q.add(models.CollapseSeries(append([]models.Scope(nil), q.scopes...)))
+	q.args = q.args.Add("collapse_series", "1")
+}
+
+// scheduleJSONLD is a series' rule as a schema.org Schedule.
+type scheduleJSONLD struct {
+	Type             string   `json:"@type"`
+	RepeatFrequency  string   `json:"repeatFrequency"`
+	ByDay            []string `json:"byDay,omitempty"`
+	ByMonthDay       []int    `json:"byMonthDay,omitempty"`
+	ByMonth          []int    `json:"byMonth,omitempty"`
+	RepeatCount      int      `json:"repeatCount,omitempty"`
+	StartDate        string   `json:"startDate"`
+	EndDate          string   `json:"endDate,omitempty"`
+	StartTime        string   `json:"startTime,omitempty"`
+	EndTime          string   `json:"endTime,omitempty"`
+	Duration         string   `json:"duration"`
+	ExceptDate       []string `json:"exceptDate,omitempty"`
+	ScheduleTimezone string   `json:"scheduleTimezone"`
+}
+
+// scheduleLD is the eventSchedule of series record e (nil for any other event). Only the first rule is
+// described; the occurrences themselves are the series' events.
+func scheduleLD(e *models.Event) *scheduleJSONLD {
+	if e.Series == nil {
+		return nil
+	}
+	set, err := storedSet(e, e.Series)
+	if err != nil {
+		return nil
+	}
+	sch := set.Schedule()
+	loc := eventLocation(e.Timezone)
+	start, end := e.StartUTC.In(loc), e.EndUTC.In(loc)
+	unit := map[string]string{"YEARLY": "Y", "MONTHLY": "M", "WEEKLY": "W", "DAILY": "D", "HOURLY": "H"}[sch.Frequency]
+	freq := "P" + strconv.Itoa(sch.Interval) + unit
+	if unit == "H" {
+		freq = "PT" + strconv.Itoa(sch.Interval) + "H"
+	}
+	ld := &scheduleJSONLD{Type: "Schedule", RepeatFrequency: freq, ByMonthDay: sch.MonthDays, ByMonth: sch.Months,
+		RepeatCount: sch.Count, StartDate: start.Format("2006-01-02"), ScheduleTimezone: e.Timezone,
+		Duration: isoDuration(e.EndUTC.Sub(e.StartUTC))}
+	for _, d := range sch.Days {
+		ld.ByDay = append(ld.ByDay, "https://schema.org/"+d.String())
+	}
+	if !e.AllDay {
+		ld.StartTime, ld.EndTime = start.Format("15:04:05"), end.Format("15:04:05")
+	}
+	if !sch.Until.IsZero() {
+		ld.EndDate = sch.Until.In(loc).Format("2006-01-02")
+	}
+	for _, x := range sch.Except {
+		ld.ExceptDate = append(ld.ExceptDate, x.In(loc).Format("2006-01-02"))
+	}
+	return ld
+}
+
+// isoDuration writes a duration in ISO 8601 (PT1H30M, P1DT2H, PT0S).
+func isoDuration(d time.Duration) string {
+	if d <= 0 {
+		return "PT0S"
+	}
+	secs := int64(d / time.Second)
+	days, secs := secs/86400, secs%86400
+	out := "P"
+	if days > 0 {
+		out += strconv.FormatInt(days, 10) + "D"
+	}
+	if secs == 0 {
+		return out
+	}
+	out += "T"
+	for _, u := range []struct {
+		n      int64
+		suffix string
+	}{{3600, "H"}, {60, "M"}, {1, "S"}} {
+		if secs >= u.n {
+			out += strconv.FormatInt(secs/u.n, 10) + u.suffix
+			secs %= u.n
+		}
+	}
+	return out
+}

@@ -1,0 +1,349 @@
+package models
+
+import (
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// EventSeries is what makes an event a series (migration 00015): its recurrence lines, the client's
+// hide_from_listings of the series (its own row is always hidden, so lists never show the series record), and how
+// far its occurrences have been created.
+type EventSeries struct {
+	EventID    uint64 `gorm:"primaryKey;autoIncrement:false"`
+	Recurrence string `gorm:"not null"`
+	// RecurrenceText is the English summary of the lines.
+	RecurrenceText   string `gorm:"not null;default:''"`
+	HideFromListings bool   `gorm:"not null;default:false"`
+	// ExpandedUntil is the horizon the series was last expanded to; nil when its rules end before any horizon.
+	ExpandedUntil *time.Time
+	// VenueLinks, OrganizerLinks, CategoryLinks and TagLinks are the series' links, in the form of the events'
+	// link lists (Event.VenueLinks): the series record has no link rows, so that only occurrences count.
+	VenueLinks     *string
+	OrganizerLinks *string
+	CategoryLinks  *string
+	TagLinks       *string
+}
+
+// TableName is the series' table.
+func (EventSeries) TableName() string { return "event_series" }
+
+// Lines are the series' recurrence lines.
+func (s *EventSeries) Lines() []string {
+	if s.Recurrence == "" {
+		return []string{}
+	}
+	return strings.Split(s.Recurrence, "\n")
+}
+
+// EventOccurrence makes an event an occurrence of a series: its series, its original start (RECURRENCE-ID) and
+// the fields it changed on its own.
+type EventOccurrence struct {
+	EventID      uint64    `gorm:"primaryKey;autoIncrement:false"`
+	SeriesID     uint64    `gorm:"not null"`
+	RecurrenceID time.Time `gorm:"not null"`
+	// Overrides are the API names of the fields the occurrence changed on its own, comma-separated.
+	Overrides string `gorm:"not null;default:''"`
+}
+
+// IsException reports whether the occurrence was edited on its own.
+func (o *EventOccurrence) IsException() bool { return o.Overrides != "" }
+
+// Overridden reports whether the occurrence changed field on its own.
+func (o *EventOccurrence) Overridden(field string) bool {
+	for _, f := range strings.Split(o.Overrides, ",") {
+		if f == field {
+			return true
+		}
+	}
+	return false
+}
+
+// AddOverrides records fields as changed by the occurrence on its own.
+func (o *EventOccurrence) AddOverrides(fields ...string) {
+	for _, f := range fields {
+		if f == "" || o.Overridden(f) {
+			continue
+		}
+		if o.Overrides != "" {
+			o.Overrides += ","
+		}
+		o.Overrides += f
+	}
+}
+
+// SaveSeries writes a series' row, creating or replacing it.
+func (s *Store) SaveSeries(ser *EventSeries) error {
+	return s.db.Clauses(clause.OnConflict{UpdateAll: true}).Create(ser).Error
+}
+
+// SeriesOf returns the series whose record is event id, or ErrNotFound.
+func (s *Store) SeriesOf(id uint64) (*EventSeries, error) {
+	var rows []EventSeries
+	if err := s.db.Where("event_id = ?", id).Limit(1).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, ErrNotFound
+	}
+	return &rows[0], nil
+}
+
+// OccurrenceOf returns the occurrence row of event id, or ErrNotFound when the event is not an occurrence.
+func (s *Store) OccurrenceOf(id uint64) (*EventOccurrence, error) {
+	var rows []EventOccurrence
+	if err := s.db.Where("event_id = ?", id).Limit(1).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, ErrNotFound
+	}
+	return &rows[0], nil
+}
+
+// OccurrencesOf returns the occurrence rows of a series, by original start. On PostgreSQL they stay locked until
+// the transaction ends: a write of the series reads them before the occurrences' events, and an edit of one
+// occurrence writes its row, so the two apply one after the other instead of one overwriting the other.
+func (s *Store) OccurrencesOf(seriesID uint64) ([]EventOccurrence, error) {
+	db := s.db
+	if s.dialect == Postgres {
+		db = db.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	var rows []EventOccurrence
+	err := db.Where("series_id = ?", seriesID).Order("recurrence_id").Find(&rows).Error
+	return rows, err
+}
+
+// AddOccurrences records events as occurrences of their series.
+func (s *Store) AddOccurrences(rows []EventOccurrence) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	return s.db.CreateInBatches(rows, 200).Error
+}
+
+// SaveOccurrence writes an occurrence's row.
+func (s *Store) SaveOccurrence(o *EventOccurrence) error {
+	return s.db.Save(o).Error
+}
+
+// SeriesFacts are the series facts of a page of events, read in two statements whatever the page's size.
+type SeriesFacts struct {
+	// Occurrences are the occurrence rows of the page's occurrences, by event ID.
+	Occurrences map[uint64]EventOccurrence
+	// Series are the series rows of the page's series records and of its occurrences' series, by series ID.
+	Series map[uint64]EventSeries
+}
+
+// SeriesFactsOf reads the series facts of the events with ids.
+func (s *Store) SeriesFactsOf(ids []uint64) (SeriesFacts, error) {
+	facts := SeriesFacts{Occurrences: map[uint64]EventOccurrence{}, Series: map[uint64]EventSeries{}}
+	if len(ids) == 0 {
+		return facts, nil
+	}
+	var occ []EventOccurrence
+	if err := s.db.Where("event_id IN ?", ids).Find(&occ).Error; err != nil {
+		return facts, err
+	}
+	seriesIDs := append([]uint64{}, ids...)
+	for _, o := range occ {
+		facts.Occurrences[o.EventID] = o
+		seriesIDs = append(seriesIDs, o.SeriesID)
+	}
+	var series []EventSeries
+	if err := s.db.Where("event_id IN ?", seriesIDs).Find(&series).Error; err != nil {
+		return facts, err
+	}
+	for _, ser := range series {
+		facts.Series[ser.EventID] = ser
+	}
+	return facts, nil
+}
+
+// EventsInSeries keeps the occurrences of the series whose record is event id.
+func EventsInSeries(id uint64) Scope {
+	return func(db *gorm.DB) *gorm.DB {
+		return db.Where("events.series_id = ? AND events.id <> ?", id, id)
+	}
+}
+
+// OccurrenceEvents returns the occurrences of a series as events (without their links), by start, at most limit
+// of them starting at or after from.
+func (s *Store) OccurrenceEvents(seriesID uint64, from time.Time, limit int) ([]Event, error) {
+	return scanEvents(s.db.Raw(selectEvents+` WHERE events.series_id = ? AND events.id <> ? AND events.start_utc >= ?
+		ORDER BY `+eventOrder+` LIMIT ?`, seriesID, seriesID, from, limit), limit)
+}
+
+// LoadSeriesFacts sets the series facts of events (Series, Occurrence, OccurrenceSeries), in two statements, and
+// gives series records their links' lists: call it before LoadEventLinks.
+func (s *Store) LoadSeriesFacts(events []Event) error {
+	var ids []uint64
+	for i := range events {
+		if events[i].SeriesID != nil {
+			ids = append(ids, events[i].ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil // no series record and no occurrence: nothing to read
+	}
+	facts, err := s.SeriesFactsOf(ids)
+	if err != nil {
+		return err
+	}
+	for i := range events {
+		e := &events[i]
+		if ser, ok := facts.Series[e.ID]; ok {
+			e.Series = &ser
+			e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks = ser.VenueLinks, ser.OrganizerLinks,
+				ser.CategoryLinks, ser.TagLinks
+		}
+		if o, ok := facts.Occurrences[e.ID]; ok {
+			e.Occurrence = &o
+			if ser, ok := facts.Series[o.SeriesID]; ok {
+				e.OccurrenceSeries = &ser
+			}
+		}
+	}
+	return nil
+}
+
+// LinkIDs returns the records e's link lists name: venues and organizers in their order, categories and tags.
+func (e *Event) LinkIDs() (venues, organizers, categories, tags []uint64, err error) {
+	rows, err := e.appendLinkRows(nil)
+	for _, r := range rows {
+		switch r.key.kind {
+		case "v":
+			venues = append(venues, r.key.id)
+		case "o":
+			organizers = append(organizers, r.key.id)
+		case "c":
+			categories = append(categories, r.key.id)
+		case "t":
+			tags = append(tags, r.key.id)
+		}
+	}
+	return venues, organizers, categories, tags, err
+}
+
+// DetachEventLinks removes e's link rows and lists and what it added to term counts, for an event that becomes a
+// series record (whose links are its series' lists).
+func (s *Store) DetachEventLinks(e *Event) error {
+	before, err := e.TermLinks()
+	if err != nil {
+		return err
+	}
+	for _, table := range []string{"event_venue_categories", "event_venues", "event_organizers", "event_categories", "event_tags"} {
+		if err := s.db.Exec("DELETE FROM "+table+" WHERE event_id = ?", e.ID).Error; err != nil {
+			return err
+		}
+	}
+	e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks = nil, nil, nil, nil
+	if err := s.db.Exec(setLinkListsSQL, nil, nil, nil, nil, e.ID).Error; err != nil {
+		return err
+	}
+	return s.AdjustTermCounts(before, TermLinks{})
+}
+
+// DeleteEvents removes events permanently with what they add to term counts; their links and occurrence rows go
+// with them (ON DELETE CASCADE).
+func (s *Store) DeleteEvents(events []Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	ids := make([]uint64, len(events))
+	var deltas []TermCountDelta
+	for i := range events {
+		ids[i] = events[i].ID
+		before, err := events[i].TermLinks()
+		if err != nil {
+			return err
+		}
+		deltas = append(deltas, countDeltas(before, TermLinks{})...)
+	}
+	if len(deltas) > 0 {
+		if err := s.db.CreateInBatches(deltas, 500).Error; err != nil {
+			return err
+		}
+	}
+	return s.db.Exec("DELETE FROM events WHERE id IN ?", ids).Error
+}
+
+// SeriesOccurrenceEvents returns every occurrence of a series as events with their link lists (no links loaded),
+// by start.
+func (s *Store) SeriesOccurrenceEvents(seriesID uint64) ([]Event, error) {
+	return scanEvents(s.db.Raw(selectEvents+` WHERE events.series_id = ? AND events.id <> ? ORDER BY `+eventOrder,
+		seriesID, seriesID), 16)
+}
+
+// DeleteSeriesRow removes a series' row (the series record becomes a single event) with its occurrence rows.
+func (s *Store) DeleteSeriesRow(id uint64) error {
+	return s.db.Exec("DELETE FROM event_series WHERE event_id = ?", id).Error
+}
+
+// MoveOccurrences gives the occurrences of series from whose original start is at or after at to series to.
+func (s *Store) MoveOccurrences(from, to uint64, at time.Time) error {
+	if err := s.db.Exec(`UPDATE events SET series_id = ? WHERE id IN (SELECT event_id FROM event_occurrences
+		WHERE series_id = ? AND recurrence_id >= ?)`, to, from, at).Error; err != nil {
+		return err
+	}
+	return s.db.Exec("UPDATE event_occurrences SET series_id = ? WHERE series_id = ? AND recurrence_id >= ?", to, from, at).Error
+}
+
+// MarkSeriesRecord records on event id's row that it is a series record (series_id its own ID), or a single
+// event again (nil).
+func (s *Store) MarkSeriesRecord(e *Event, series bool) error {
+	e.SeriesID = nil
+	if series {
+		e.SeriesID = &e.ID
+	}
+	return s.db.Exec("UPDATE events SET series_id = ? WHERE id = ?", e.SeriesID, e.ID).Error
+}
+
+// SeriesToExtend returns the IDs of up to limit series whose occurrences end before until (the horizon job's
+// candidates), oldest expansion first.
+func (s *Store) SeriesToExtend(until time.Time, limit int) ([]uint64, error) {
+	var ids []uint64
+	err := s.db.Model(&EventSeries{}).Where("expanded_until IS NOT NULL AND expanded_until < ?", until).
+		Order("expanded_until").Limit(limit).Pluck("event_id", &ids).Error
+	return ids, err
+}
+
+// ClaimSeries returns the series row of id, locked for this transaction, if its occurrences still end before
+// until; nil otherwise. On PostgreSQL a row another instance holds is skipped (SKIP LOCKED): that instance is
+// extending it, and the next run sees the result. So each extension is done once, however many instances run the
+// job; SQLite runs one write transaction at a time.
+func (s *Store) ClaimSeries(id uint64, until time.Time) (*EventSeries, error) {
+	db := s.db
+	if s.dialect == Postgres {
+		db = db.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
+	}
+	var rows []EventSeries
+	err := db.Where("event_id = ? AND expanded_until IS NOT NULL AND expanded_until < ?", id, until).Limit(1).Find(&rows).Error
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return &rows[0], nil
+}
+
+// EventsByIDs returns the events with ids (without their links), in no particular order.
+func (s *Store) EventsByIDs(ids []uint64) ([]Event, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return scanEvents(s.db.Raw(selectEvents+" WHERE events.id IN ?", ids), len(ids))
+}
+
+// CollapseSeries keeps, of each series, only its first occurrence (by start, then ID) among the events that pass
+// scopes (the list's other filters); single events are kept. It is one subquery with a window function over the
+// filtered events, so the page and its total stay one query each.
+func CollapseSeries(scopes []Scope) Scope {
+	return func(db *gorm.DB) *gorm.DB {
+		ranked := db.Session(&gorm.Session{NewDB: true}).Model(&Event{}).
+			Select("events.id, ROW_NUMBER() OVER (PARTITION BY COALESCE(events.series_id, events.id) ORDER BY " +
+				eventOrder + ") AS rn").Scopes(scopes...)
+		first := db.Session(&gorm.Session{NewDB: true}).Table("(?) AS ranked", ranked).Select("ranked.id").Where("ranked.rn = 1")
+		return db.Where("events.id IN (?)", first)
+	}
+}

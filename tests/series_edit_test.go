@@ -1,0 +1,269 @@
+package tests
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"calendar/models"
+)
+
+// idsIn lists the IDs of records.
+func idsIn(records []map[string]any) []int {
+	ids := make([]int, len(records))
+	for i, r := range records {
+		ids[i] = evID(r)
+	}
+	return ids
+}
+
+// categoryCount is the count of the only category.
+func (a *App) categoryCount(t *testing.T) any {
+	t.Helper()
+	cats := a.Get("/categories?hide_empty=false").ExpectStatus(t, http.StatusOK).JSON(t)["categories"].([]any)
+	if len(cats) == 0 {
+		t.Fatal("no category listed")
+	}
+	return cats[0].(map[string]any)["count"]
+}
+
+func TestAnOccurrenceEditedAloneKeepsItsChangeThroughSeriesEdits(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleEditor)
+	series := app.createEvent(t, token, weeklyClass())
+	before := app.seriesList(t, evID(series), "")
+	own := app.updateEvent(t, http.MethodPatch, eventPath(before[2]), token, map[string]any{"title": "Special class"})
+	if own["is_exception"] != true || own["recurrence_id"] != before[2]["recurrence_id"] || own["title"] != "Special class" {
+		t.Fatalf("edited occurrence: %v %v %v", own["is_exception"], own["recurrence_id"], own["title"])
+	}
+	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"title": "Dance class",
+		"description": "<p>Bring shoes</p>"})
+	after := app.seriesList(t, evID(series), "")
+	if !sameInts(idsIn(before), idsIn(after)) {
+		t.Fatalf("occurrence IDs changed: %v then %v", idsIn(before), idsIn(after))
+	}
+	for i, o := range after {
+		wantTitle := "Dance class"
+		if i == 2 {
+			wantTitle = "Special class"
+		}
+		if o["title"] != wantTitle || o["description"] != "<p>Bring shoes</p>" {
+			t.Errorf("occurrence %d: title %v, description %v", i, o["title"], o["description"])
+		}
+		if o["is_exception"] != (i == 2) {
+			t.Errorf("occurrence %d: is_exception %v", i, o["is_exception"])
+		}
+	}
+}
+
+func TestMovingASeriesMovesItsOccurrencesAndKeepsTheirIDs(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, token, weeklyClass())
+	before := app.seriesList(t, evID(series), "")
+	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"start_date": "2027-03-02 19:00",
+		"end_date": "2027-03-02 21:00"})
+	after := app.seriesList(t, evID(series), "")
+	if !sameInts(idsIn(before), idsIn(after)) {
+		t.Fatalf("occurrence IDs changed: %v then %v", idsIn(before), idsIn(after))
+	}
+	for i, o := range after {
+		day := strings.Fields(before[i]["start_date"].(string))[0]
+		if o["start_date"] != day+" 19:00:00" || o["end_date"] != day+" 21:00:00" || o["recurrence_id"] != day+" 19:00:00" {
+			t.Errorf("occurrence %d: %v – %v (recurrence_id %v)", i, o["start_date"], o["end_date"], o["recurrence_id"])
+		}
+	}
+}
+
+func TestChangingTheRuleKeepsOnlyTheOccurrencesItStillProduces(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, token, weeklyClass())
+	before := app.seriesList(t, evID(series), "")
+	updated := app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{
+		"recurrence": []string{"RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=6"}})
+	if updated["recurrence_text"] != "Every week on Tuesday at 18:00, 6 times" {
+		t.Errorf("recurrence_text = %v", updated["recurrence_text"])
+	}
+	after := app.seriesList(t, evID(series), "")
+	// Tuesdays 2, 9, 16, 23 and 30 March are kept; 6 April is new; the Thursdays are gone.
+	want := []int{evID(before[0]), evID(before[2]), evID(before[4]), evID(before[6]), evID(before[8])}
+	if len(after) != 6 || !sameInts(idsIn(after)[:5], want) || after[5]["start_date"] != "2027-04-06 18:00:00" {
+		t.Fatalf("after the change: %v, want %v and a new 6 April", idsIn(after), want)
+	}
+	app.Get(eventPath(before[1])).ExpectError(t, http.StatusNotFound, "rest-event-not-found")
+	if n := app.categoryCount(t); n != 6.0 {
+		t.Errorf("the category counts %v, want 6", n)
+	}
+}
+
+func TestSeriesParametersInTheWrongPlaceAreRefused(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, token, weeklyClass())
+	single := app.createEvent(t, token, eventBody("Single", 3))
+	occ := app.seriesList(t, evID(series), "")[1]
+	for _, c := range []struct {
+		path, param string
+		body        map[string]any
+	}{
+		{eventPath(occ), "recurrence", map[string]any{"recurrence": []string{"RRULE:FREQ=DAILY;COUNT=2"}}},
+		{eventPath(single) + "?scope=following", "scope", map[string]any{"title": "x"}},
+		{eventPath(series) + "?scope=following", "scope", map[string]any{"title": "x"}},
+		{eventPath(occ) + "?scope=all", "scope", map[string]any{"title": "x"}},
+	} {
+		res := app.Do(Request{Method: http.MethodPatch, Path: c.path, Token: token, Body: c.body})
+		e := res.ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
+		if _, ok := e["data"].(map[string]any)["params"].(map[string]any)[c.param]; !ok {
+			t.Errorf("%s: the error does not name %s: %s", c.path, c.param, res.Body)
+		}
+	}
+	res := app.Do(Request{Method: http.MethodDelete, Path: eventPath(single) + "?scope=following", Token: token})
+	res.ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
+	if got := app.seriesList(t, evID(series), ""); len(got) != 10 || got[1]["title"] != "Evening class" {
+		t.Errorf("a refused write changed the series")
+	}
+}
+
+func TestDeletingAnOccurrenceCancelsIt(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, token, weeklyClass())
+	before := app.seriesList(t, evID(series), "")
+	trashed := app.Do(Request{Method: http.MethodDelete, Path: eventPath(before[1]), Token: token}).
+		ExpectStatus(t, http.StatusOK).JSON(t)
+	if trashed["status"] != "trash" {
+		t.Errorf("the cancelled occurrence has status %v", trashed["status"])
+	}
+	record := app.Get(eventPath(series)).ExpectStatus(t, http.StatusOK).JSON(t)
+	if got := fmt.Sprint(record["recurrence"]); got != "[RRULE:FREQ=WEEKLY;COUNT=10;BYDAY=TU,TH EXDATE:20270304T180000]" {
+		t.Errorf("recurrence after the cancellation: %s", got)
+	}
+	if n := len(app.seriesList(t, evID(series), "")); n != 9 {
+		t.Errorf("%d occurrences listed after one was cancelled, want 9", n)
+	}
+	if n := app.categoryCount(t); n != 9.0 {
+		t.Errorf("the category counts %v, want 9", n)
+	}
+	// A later edit of the series neither brings it back nor removes it from the trash.
+	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"title": "Dance class"})
+	if n := len(app.seriesList(t, evID(series), "")); n != 9 {
+		t.Errorf("%d occurrences after a series edit, want 9", n)
+	}
+	app.Get(eventPath(before[1]), token).ExpectStatus(t, http.StatusOK)
+	// Cancelling the first occurrence starts the series at the next one.
+	app.Do(Request{Method: http.MethodDelete, Path: eventPath(before[0]), Token: token}).ExpectStatus(t, http.StatusOK)
+	record = app.Get(eventPath(series)).ExpectStatus(t, http.StatusOK).JSON(t)
+	if record["start_date"] != "2027-03-09 18:00:00" {
+		t.Errorf("the series starts %v after its first two occurrences were cancelled", record["start_date"])
+	}
+	if n := len(app.seriesList(t, evID(series), "")); n != 8 {
+		t.Errorf("%d occurrences, want 8", n)
+	}
+}
+
+func TestSplittingASeriesAtAnOccurrence(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, token, weeklyClass())
+	before := app.seriesList(t, evID(series), "")
+	moved := app.updateEvent(t, http.MethodPatch, eventPath(before[4])+"?scope=following", token,
+		map[string]any{"title": "Advanced class"})
+	newSeries := int(moved["series_id"].(float64))
+	if evID(moved) != evID(before[4]) || newSeries == evID(series) || moved["title"] != "Advanced class" {
+		t.Fatalf("split occurrence: id %v, series %v, title %v", moved["id"], moved["series_id"], moved["title"])
+	}
+	head := app.seriesList(t, evID(series), "")
+	tail := app.seriesList(t, newSeries, "")
+	if !sameInts(idsIn(head), idsIn(before[:4])) || !sameInts(idsIn(tail), idsIn(before[4:])) {
+		t.Fatalf("after the split: %v and %v, want %v and %v", idsIn(head), idsIn(tail), idsIn(before[:4]), idsIn(before[4:]))
+	}
+	for _, o := range tail {
+		if o["title"] != "Advanced class" {
+			t.Errorf("occurrence %v of the new series is titled %v", o["id"], o["title"])
+		}
+	}
+	for _, o := range head {
+		if o["title"] != "Evening class" {
+			t.Errorf("occurrence %v of the first series is titled %v", o["id"], o["title"])
+		}
+	}
+	first := app.Get(eventPath(series)).ExpectStatus(t, http.StatusOK).JSON(t)
+	second := app.Get(fmt.Sprintf("/events/%d", newSeries)).ExpectStatus(t, http.StatusOK).JSON(t)
+	if fmt.Sprint(first["recurrence"]) != "[RRULE:FREQ=WEEKLY;UNTIL=20270316T165959Z;BYDAY=TU,TH]" ||
+		fmt.Sprint(second["recurrence"]) != "[RRULE:FREQ=WEEKLY;COUNT=6;BYDAY=TU,TH]" ||
+		second["start_date"] != "2027-03-16 18:00:00" {
+		t.Errorf("the halves: %v and %v from %v", first["recurrence"], second["recurrence"], second["start_date"])
+	}
+	// Deleting from an occurrence on ends the series before it.
+	app.Do(Request{Method: http.MethodDelete, Path: eventPath(tail[2]) + "?scope=following", Token: token}).
+		ExpectStatus(t, http.StatusOK)
+	if got := app.seriesList(t, newSeries, ""); !sameInts(idsIn(got), idsIn(tail[:2])) {
+		t.Errorf("after deleting from the third on: %v, want %v", idsIn(got), idsIn(tail[:2]))
+	}
+}
+
+func TestDeletingASeriesTrashesOrDeletesAllItsOccurrences(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, token, weeklyClass())
+	occ := app.seriesList(t, evID(series), "")
+	trashed := app.Do(Request{Method: http.MethodDelete, Path: eventPath(series), Token: token}).
+		ExpectStatus(t, http.StatusOK).JSON(t)
+	if trashed["status"] != "trash" {
+		t.Errorf("series status %v", trashed["status"])
+	}
+	if got := app.listIDs(t, "per_page=50&start_date=2027-01-01&end_date=2028-12-31", ""); len(got) != 0 {
+		t.Errorf("trashed occurrences listed: %v", got)
+	}
+	if n := app.categoryCount(t); n != 0.0 {
+		t.Errorf("the category counts %v, want 0", n)
+	}
+	app.Do(Request{Method: http.MethodDelete, Path: eventPath(series) + "?force=true", Token: token}).
+		ExpectStatus(t, http.StatusOK)
+	for _, o := range append(occ, series) {
+		app.Get(eventPath(o), token).ExpectError(t, http.StatusNotFound, "rest-event-not-found")
+	}
+}
+
+func TestASeriesCanBeEndedAndAnEventMadeASeries(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, token, weeklyClass())
+	occ := app.seriesList(t, evID(series), "")
+	single := app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"recurrence": nil})
+	if fmt.Sprint(single["recurrence"]) != "[]" || single["recurrence_text"] != "" ||
+		len(single["categories"].([]any)) != 1 {
+		t.Errorf("ended series: %v %v %v", single["recurrence"], single["recurrence_text"], single["categories"])
+	}
+	for _, o := range occ {
+		app.Get(eventPath(o), token).ExpectError(t, http.StatusNotFound, "rest-event-not-found")
+	}
+	listed := app.listIDs(t, "per_page=50&start_date=2027-01-01&end_date=2028-12-31", "")
+	if !sameInts(listed, []int{evID(series)}) {
+		t.Errorf("listed %v, want the former series record alone", listed)
+	}
+	if n := app.categoryCount(t); n != 1.0 {
+		t.Errorf("the category counts %v, want 1", n)
+	}
+	again := app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{
+		"recurrence": []string{"RRULE:FREQ=WEEKLY;COUNT=3"}})
+	if again["recurrence_text"] != "Every week on Tuesday at 18:00, 3 times" || len(again["next_occurrences"].([]any)) != 3 {
+		t.Errorf("made a series: %v %v", again["recurrence_text"], again["next_occurrences"])
+	}
+	if n := app.categoryCount(t); n != 3.0 {
+		t.Errorf("the category counts %v, want 3", n)
+	}
+	if got := app.listIDs(t, "per_page=50&start_date=2027-01-01&end_date=2028-12-31", ""); len(got) != 3 {
+		t.Errorf("listed %v, want the 3 occurrences", got)
+	}
+}
