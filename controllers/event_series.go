@@ -96,19 +96,21 @@ func (ec *EventController) createSeries(tx *models.Store, e *models.Event, set *
 	return ec.startSeries(tx, e, set, w.links, hidden, w.now)
 }
 
-// addOccurrences creates an occurrence of the series record e for each start, with its links.
+// addOccurrences creates an occurrence of the series record e for each start, with its links, in a few statements
+// (models.Store.InsertOccurrences).
 func (ec *EventController) addOccurrences(tx *models.Store, e *models.Event, ser *models.EventSeries, starts []time.Time,
 	l eventLinks) error {
-	rows := make([]models.EventOccurrence, 0, len(starts))
-	for _, start := range starts {
-		o := occurrenceOf(e, ser, start)
-		if err := tx.CreateEventWithSlug(o, occurrenceSlug(e, start)); err != nil {
-			return err
-		}
-		if err := tx.LinkNewEvent(o, l.venues, l.organizers, l.categories, l.tags); err != nil {
-			return err
-		}
-		rows = append(rows, models.EventOccurrence{EventID: o.ID, SeriesID: e.ID, RecurrenceID: start.UTC()})
+	events := make([]*models.Event, len(starts))
+	for i, start := range starts {
+		events[i] = occurrenceOf(e, ser, start)
+		events[i].Slug = occurrenceSlug(e, start)
+	}
+	if err := tx.InsertOccurrences(events, l.venues, l.organizers, l.categories, l.tags); err != nil {
+		return err
+	}
+	rows := make([]models.EventOccurrence, len(starts))
+	for i, start := range starts {
+		rows[i] = models.EventOccurrence{EventID: events[i].ID, SeriesID: e.ID, RecurrenceID: start.UTC()}
 	}
 	return tx.AddOccurrences(rows)
 }

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"reflect"
 	"strings"
 	"time"
 
@@ -346,4 +347,121 @@ func CollapseSeries(scopes []Scope) Scope {
 		first := db.Session(&gorm.Session{NewDB: true}).Table("(?) AS ranked", ranked).Select("ranked.id").Where("ranked.rn = 1")
 		return db.Where("events.id IN (?)", first)
 	}
+}
+
+// occurrenceBatch is how many occurrences one INSERT writes.
+const occurrenceBatch = 200
+
+// InsertOccurrences inserts new occurrences of one series (each Slug holds its slug's base, Date-based; the
+// occurrences share their links) with their links, link lists and what they add to term counts, in a few
+// statements whatever their number: the events in batches, then each link table in batches. Slugs repeated in the
+// batch get -2, -3, …; one another event has already is found in one read and, like a batch that fails on a slug a
+// concurrent writer took meanwhile (rolled back to a savepoint), inserted the careful way (CreateEventWithSlug).
+// Call it inside the transaction that writes the series.
+func (s *Store) InsertOccurrences(events []*Event, venues, organizers, categories, tags []uint64) error {
+	if len(events) == 0 {
+		return nil
+	}
+	bases := make([]string, len(events))
+	uses := map[string]int{}
+	candidates := make([]string, len(events))
+	for i, e := range events {
+		e.ID = 0
+		e.SetLinkLists(venues, organizers, categories, tags)
+		bases[i] = e.Slug
+		uses[e.Slug]++
+		e.Slug = slugCandidate(e.Slug, uses[e.Slug])
+		candidates[i] = e.Slug
+	}
+	taken := map[string]bool{}
+	for start := 0; start < len(candidates); start += occurrenceBatch {
+		var found []string
+		chunk := candidates[start:min(start+occurrenceBatch, len(candidates))]
+		if err := s.db.Model(&Event{}).Where("slug IN ?", chunk).Pluck("slug", &found).Error; err != nil {
+			return err
+		}
+		for _, f := range found {
+			taken[f] = true
+		}
+	}
+	var fast, careful []int
+	for i, e := range events {
+		if taken[e.Slug] {
+			careful = append(careful, i)
+		} else {
+			fast = append(fast, i)
+		}
+	}
+	if len(fast) > 0 {
+		rows := make([]*Event, len(fast))
+		for j, i := range fast {
+			rows[j] = events[i]
+		}
+		if err := s.db.SavePoint("occurrences").Error; err != nil {
+			return err
+		}
+		if err := s.db.Omit(clause.Associations).CreateInBatches(rows, occurrenceBatch).Error; err != nil {
+			if err := s.db.RollbackTo("occurrences").Error; err != nil {
+				return err
+			}
+			careful = append(careful, fast...)
+		}
+	}
+	for _, i := range careful {
+		if err := s.CreateEventWithSlug(events[i], bases[i]); err != nil {
+			return err
+		}
+	}
+	return s.linkOccurrences(events, venues, organizers, categories, tags)
+}
+
+// linkOccurrences writes the link rows of new occurrences that share their links, and their term-count deltas.
+func (s *Store) linkOccurrences(events []*Event, venues, organizers, categories, tags []uint64) error {
+	var ev []EventVenue
+	var eo []EventOrganizer
+	var ec []EventCategory
+	var et []EventTag
+	var pairs []EventVenueCategory
+	published := 0
+	for _, e := range events {
+		for p, id := range venues {
+			ev = append(ev, EventVenue{EventID: e.ID, VenueID: id, Position: p})
+		}
+		for p, id := range organizers {
+			eo = append(eo, EventOrganizer{EventID: e.ID, OrganizerID: id, Position: p})
+		}
+		for _, id := range categories {
+			ec = append(ec, EventCategory{EventID: e.ID, CategoryID: id})
+		}
+		for _, id := range tags {
+			et = append(et, EventTag{EventID: e.ID, TagID: id})
+		}
+		pairs = append(pairs, EventVenueCategories(e.ID, venues, categories)...)
+		if e.Status == StatusPublish {
+			published++
+		}
+	}
+	for _, rows := range []any{ev, eo, ec, et, pairs} {
+		if err := createAll(s.db, rows); err != nil {
+			return err
+		}
+	}
+	var deltas []TermCountDelta
+	if published > 0 {
+		for _, id := range categories {
+			deltas = append(deltas, TermCountDelta{Taxonomy: CategoryTaxonomy.table, TermID: id, Delta: published})
+		}
+		for _, id := range tags {
+			deltas = append(deltas, TermCountDelta{Taxonomy: TagTaxonomy.table, TermID: id, Delta: published})
+		}
+	}
+	return createAll(s.db, deltas)
+}
+
+// createAll inserts a slice of rows in batches; an empty slice is nothing to do.
+func createAll(db *gorm.DB, rows any) error {
+	if reflect.ValueOf(rows).Len() == 0 {
+		return nil
+	}
+	return db.CreateInBatches(rows, 500).Error
 }

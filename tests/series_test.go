@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -327,5 +328,24 @@ func TestASeriesRecordCarriesItsScheduleInJSONLD(t *testing.T) {
 	occLD := app.Get(eventPath(occ)).ExpectStatus(t, http.StatusOK).JSON(t)["json_ld"].(map[string]any)
 	if _, has := occLD["eventSchedule"]; has || occLD["@type"] != "Event" || occLD["startDate"] != "2027-03-02T18:00:00+01:00" {
 		t.Errorf("an occurrence's json_ld: %v", occLD)
+	}
+}
+
+func TestOccurrenceSlugsAreUnique(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	app.createEvent(t, token, eventBody("Taken", 3, "slug", "clinic-2027-03-03"))
+	series := app.createEvent(t, token, map[string]any{"title": "Clinic", "start_date": "2027-03-02 09:00",
+		"end_date": "2027-03-02 10:00", "recurrence": []string{"RRULE:FREQ=DAILY;BYHOUR=9,17;COUNT=4"}})
+	var slugs []string
+	for _, o := range app.seriesList(t, evID(series), "") {
+		slugs = append(slugs, o["slug"].(string))
+	}
+	// Each day's occurrences take the day's slug, then -2, -3… (the event named after 3 March holds its plain slug).
+	slices.Sort(slugs)
+	want := "clinic-2027-03-02 clinic-2027-03-02-2 clinic-2027-03-03-2 clinic-2027-03-03-3"
+	if strings.Join(slugs, " ") != want {
+		t.Errorf("slugs %v, want %s", slugs, want)
 	}
 }
