@@ -2,6 +2,7 @@
 //
 //	calendar [flags] [serve]                               serve the API (default)
 //	calendar [flags] migrate                               apply pending migrations and exit
+//	calendar [flags] demo [--force]                        load a sample calendar (refused when events exist)
 //	calendar [flags] users create --login L --role R [--name N]   create a user; prints its first token
 //	calendar [flags] users token --login L                 print a further token for a user
 //	calendar [flags] users list                            list users, roles and active token counts
@@ -66,9 +67,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		command, rest = rest[0], rest[1:]
 	}
 	switch command {
-	case "serve", "migrate", "users":
+	case "serve", "migrate", "users", "demo":
 	default:
-		return fmt.Errorf("unknown command %q (serve, migrate or users)", command)
+		return fmt.Errorf("unknown command %q (serve, migrate, demo or users)", command)
 	}
 
 	store, err := models.Open(cfg.Database.Driver, cfg.Database.DSN, cfg.DBMaxConns)
@@ -90,6 +91,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	case "users":
 		return usersCommand(ctx, store, rest, stdout, stderr)
+	case "demo":
+		return demoCommand(ctx, cfg, store, rest, stdout, stderr)
 	}
 	return serve(ctx, cfg, store, log)
 }

@@ -486,16 +486,13 @@ func (s eventShaper) organizerJSONLD(e *models.Event) any {
 // embeddedJSONLD drops the @context of the json_ld of a venue or organizer shown inside an event: the event's
 // own JSON-LD carries it, and The Events Calendar's embedded records have none.
 func embeddedJSONLD(shape any) any {
-	m, ok := shape.(orderedMap)
-	if !ok {
-		return shape
+	switch r := shape.(type) {
+	case *VenueRecord:
+		r.JSONLD = withoutLDContext(r.JSONLD)
+	case *OrganizerRecord:
+		r.JSONLD = withoutLDContext(r.JSONLD)
 	}
-	for i, entry := range m {
-		if entry.Key == "json_ld" {
-			m[i].Value = withoutLDContext(entry.Value)
-		}
-	}
-	return m
+	return shape
 }
 
 // withoutLDContext is a JSON-LD object without its @context key.

@@ -527,28 +527,24 @@ func sameValues(a, b map[string]any, sent map[string]bool) bool {
 // unchanged; callers need edit rights on that record.
 func (k *linkedKind[T, P, In]) update(a *App, c *gin.Context, ref linkedRef, in *In) error {
 	user := models.UserFrom(c.Request.Context())
-	var rec *T
-	err := a.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
-		var err error
-		if rec, err = k.find(tx, ref, true); err != nil {
-			return err
-		}
-		if !user.CanEdit(P(rec).Linked().Owned()) {
-			return models.Forbidden()
-		}
-		if err := k.requireCurrent(a, c, rec, user); err != nil {
-			return err
-		}
-		if err := k.assign(a, tx, user, in, rec, false); err != nil {
-			return err
-		}
-		return models.SaveLinked[T, P](tx, rec)
+	rec, err := models.UpdateLinked[T, P](c.Request.Context(), a.Store, models.LinkedUpdate[T]{
+		LinkedChange: k.changeOf(a, c, ref, user),
+		Apply:        func(tx *models.Store, rec *T) error { return k.assign(a, tx, user, in, rec, false) },
 	})
+	if errors.Is(err, models.ErrNotFound) {
+		return k.notFound(ref)
+	}
 	if err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, k.shape(a, a.Site(c), rec, Viewer{User: user}, false))
 	return nil
+}
+
+// changeOf addresses the record of ref as user, with If-Match (when sent) as the precondition.
+func (k *linkedKind[T, P, In]) changeOf(a *App, c *gin.Context, ref linkedRef, user *models.User) models.LinkedChange[T] {
+	return models.LinkedChange[T]{Caller: user, ID: ref.id, Slug: ref.slug,
+		Check: func(_ *models.Store, rec *T) error { return k.requireCurrent(a, c, rec, user) }}
 }
 
 // remove handles DELETE on /{kind}/{id} and /{kind}/by-slug/{slug}: to the trash (410 when already there), or
@@ -557,31 +553,16 @@ func (k *linkedKind[T, P, In]) remove(a *App, c *gin.Context, ref linkedRef, for
 	user := models.UserFrom(c.Request.Context())
 	site := a.Site(c)
 	var body any
-	err := a.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
-		rec, err := k.find(tx, ref, true)
-		if err != nil {
-			return err
-		}
-		f := P(rec).Linked()
-		if !user.CanDelete(f.Owned()) {
-			return models.Forbidden()
-		}
-		if !force && *f.Status == models.StatusTrash {
-			return models.Errorf(models.KindGone, k.name+"-is-in-trash", "The %s is already trashed", k.name)
-		}
-		if err := k.requireCurrent(a, c, rec, user); err != nil {
-			return err
-		}
-		if force {
+	_, err := models.RemoveLinked[T, P](c.Request.Context(), a.Store, models.LinkedRemoval[T]{
+		LinkedChange: k.changeOf(a, c, ref, user), Force: force,
+		Done: func(_ *models.Store, rec *T) error {
 			body = k.shape(a, site, rec, Viewer{User: user}, false)
-			return models.DeleteLinked[T, P](tx, rec)
-		}
-		if err := models.TrashLinked[T, P](tx, rec); err != nil {
-			return err
-		}
-		body = k.shape(a, site, rec, Viewer{User: user}, false)
-		return nil
+			return nil
+		},
 	})
+	if errors.Is(err, models.ErrNotFound) {
+		return k.notFound(ref)
+	}
 	if err != nil {
 		return err
 	}
@@ -764,24 +745,43 @@ func pageLinks(base string, args endpoint.QueryArgs, page, totalPages int) endpo
 	return links
 }
 
-// shapeBuilder writes a record's fields in order, omitting empty ones (as PHP's array_filter does) and blanking
-// the details of a redacted record.
-type shapeBuilder struct {
-	m      orderedMap
-	redact bool
+// LinkedOpening holds the fields venues and organizers open with, up to their page, in the API's order.
+type LinkedOpening struct {
+	ID          uint64 `json:"id"`
+	Author      string `json:"author,omitempty"`
+	Status      string `json:"status"`
+	Date        string `json:"date"`
+	DateUTC     string `json:"date_utc"`
+	Modified    string `json:"modified"`
+	ModifiedUTC string `json:"modified_utc"`
+	URL         string `json:"url"`
 }
 
-func (b *shapeBuilder) add(key string, v any) { b.m = append(b.m, orderedEntry{key, v}) }
+// LinkedBody holds the fields venues and organizers have after their name. Empty texts are omitted (as PHP's
+// array_filter leaves them out), and those of a redacted record are "" when set; Image is an image object, false
+// when redacted, and absent when there is none.
+type LinkedBody struct {
+	Description *string `json:"description,omitempty"`
+	Excerpt     *string `json:"excerpt,omitempty"`
+	Slug        string  `json:"slug"`
+	Image       any     `json:"image,omitempty"`
+}
 
-// text adds a string field: omitted when empty, "" when redacted.
-func (b *shapeBuilder) text(key, v string) {
+// LinkedClosing holds the global IDs venues and organizers close with.
+type LinkedClosing struct {
+	GlobalID        string   `json:"global_id"`
+	GlobalIDLineage []string `json:"global_id_lineage"`
+}
+
+// linkedText is a text field of a shape: nil (omitted) when empty, "" when the record is redacted.
+func linkedText(v string, redact bool) *string {
 	switch {
 	case v == "":
-	case b.redact:
-		b.add(key, "")
-	default:
-		b.add(key, v)
+		return nil
+	case redact:
+		return new(string)
 	}
+	return &v
 }
 
 // linkedProtected tells whether viewer sees the record redacted: it has a password, and the viewer neither can
@@ -793,40 +793,30 @@ func linkedProtected(f models.LinkedFields, viewer Viewer) bool {
 	return !viewer.unlocks(*f.Password)
 }
 
-// linkedHead starts a record's shape with the fields both kinds open with: id to image.
-func (a *App) linkedHead(site Site, f models.LinkedFields, name string, viewer Viewer) *shapeBuilder {
-	b := &shapeBuilder{redact: linkedProtected(f, viewer)}
+// linkedParts converts the fields both kinds share, for viewer: the opening, the name, the body and the closing,
+// and whether the record is redacted.
+func (a *App) linkedParts(site Site, f models.LinkedFields, name string, viewer Viewer) (LinkedOpening, LinkedBody,
+	LinkedClosing, bool) {
+	redact := linkedProtected(f, viewer)
 	loc := a.Config.Timezone
-	b.add("id", *f.ID)
+	open := LinkedOpening{ID: *f.ID, Status: *f.Status,
+		Date: FormatDate(*f.PublishedAt, loc), DateUTC: FormatDate(*f.PublishedAt, time.UTC),
+		Modified: FormatDate(*f.UpdatedAt, loc), ModifiedUTC: FormatDate(*f.UpdatedAt, time.UTC),
+		URL: linkedURL(site, name, *f.Slug)}
 	if *f.AuthorID != 0 {
-		b.add("author", AuthorString(*f.AuthorID))
+		open.Author = AuthorString(*f.AuthorID)
 	}
-	b.add("status", *f.Status)
-	b.add("date", FormatDate(*f.PublishedAt, loc))
-	b.add("date_utc", FormatDate(*f.PublishedAt, time.UTC))
-	b.add("modified", FormatDate(*f.UpdatedAt, loc))
-	b.add("modified_utc", FormatDate(*f.UpdatedAt, time.UTC))
-	b.add("url", linkedURL(site, name, *f.Slug))
-	b.add(name, *f.Name)
-	b.text("description", *f.Description)
-	b.text("excerpt", *f.Excerpt)
-	b.add("slug", *f.Slug)
+	body := LinkedBody{Description: linkedText(*f.Description, redact), Excerpt: linkedText(*f.Excerpt, redact),
+		Slug: *f.Slug}
 	if img := *f.Image; img != nil {
-		if b.redact {
-			b.add("image", false)
+		if redact {
+			body.Image = false
 		} else {
-			b.add("image", ImageShape(img))
+			body.Image = ImageShape(img)
 		}
 	}
-	return b
-}
-
-// linkedTail ends a record's shape with its global IDs.
-func (b *shapeBuilder) linkedTail(site Site, id uint64) orderedMap {
-	gid := site.GlobalID(id)
-	b.add("global_id", gid)
-	b.add("global_id_lineage", []string{gid})
-	return b.m
+	gid := site.GlobalID(*f.ID)
+	return open, body, LinkedClosing{GlobalID: gid, GlobalIDLineage: []string{gid}}, redact
 }
 
 // linkedURL is the public page of a venue or organizer: {site}/venue/{slug}/.

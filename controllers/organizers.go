@@ -108,19 +108,30 @@ func applyOrganizerFields(_ *App, in *OrganizerFields, o *models.Organizer, _ bo
 	}
 }
 
-// OrganizerShape is an organizer as the API shows it: empty fields omitted, author as a string,
-// image, global_id, global_id_lineage; json_ld only when single is true. A password-protected organizer is
-// redacted as lists redact it when the viewer neither gave its password nor can edit it; its name stays visible.
-// It reads o.Image as loaded and never queries.
+// OrganizerRecord is an organizer as the API shows it, in The Events Calendar's order: empty texts omitted,
+// author as a string, json_ld on single reads only.
+type OrganizerRecord struct {
+	LinkedOpening
+	Organizer string `json:"organizer"`
+	LinkedBody
+	Phone   *string `json:"phone,omitempty"`
+	Website *string `json:"website,omitempty"`
+	Email   *string `json:"email,omitempty"`
+	JSONLD  any     `json:"json_ld,omitempty"`
+	LinkedClosing
+}
+
+// OrganizerShape converts an organizer into its API shape for viewer: a password-protected organizer is redacted
+// as lists redact it when the viewer neither gave its password nor can edit it; its name stays visible. single
+// adds json_ld. It reads o.Image as loaded and never queries.
 func (a *App) OrganizerShape(site Site, o *models.Organizer, viewer Viewer, single bool) any {
-	b := a.linkedHead(site, o.Linked(), "organizer", viewer)
-	b.text("phone", o.Phone)
-	b.text("website", o.Website)
-	b.text("email", o.Email)
+	open, body, closing, redact := a.linkedParts(site, o.Linked(), "organizer", viewer)
+	r := &OrganizerRecord{LinkedOpening: open, Organizer: o.Name, LinkedBody: body, LinkedClosing: closing,
+		Phone: linkedText(o.Phone, redact), Website: linkedText(o.Website, redact), Email: linkedText(o.Email, redact)}
 	if single {
-		b.add("json_ld", a.OrganizerJSONLD(site, o, b.redact))
+		r.JSONLD = a.OrganizerJSONLD(site, o, redact)
 	}
-	return b.linkedTail(site, o.ID)
+	return r
 }
 
 // OrganizerJSONLD is the organizer as a schema.org Person, also usable as an event's

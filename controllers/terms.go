@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -459,44 +460,53 @@ func (tc termController) find(store *models.Store, id endpoint.Opt[int64]) (*mod
 	return t, err
 }
 
-// findForWrite finds the term a write addresses; with If-Match it locks the term's row first, so that the
-// precondition and the write see the same term.
-func (tc termController) findForWrite(c *gin.Context, tx *models.Store, id endpoint.Opt[int64]) (*models.Term, error) {
-	if c.GetHeader("If-Match") != "" && id.V > 0 {
-		if err := tx.LockTerm(tc.kind.tax, uint64(id.V)); errors.Is(err, models.ErrNotFound) {
-			return nil, tc.kind.notFound()
-		} else if err != nil {
-			return nil, err
+// write is the unit of work of a term write by the caller of c: the term id (0 for a create), the input, and
+// If-Match checked against the answer GET on the term gives this caller now, with the row locked.
+func (tc termController) write(c *gin.Context, id endpoint.Opt[int64], in models.TermInput) (models.TermWrite, error) {
+	switch {
+	case id.V < 0:
+		return models.TermWrite{}, models.NoRoute() // the route takes digits only
+	case id.Set && id.V == 0:
+		return models.TermWrite{}, tc.kind.notFound() // no term has ID 0; a zero ID would mean a create
+	}
+	site := tc.Site(c)
+	w := models.TermWrite{Tax: tc.kind.tax, Caller: models.UserFrom(c.Request.Context()), ID: uint64(id.V),
+		Input: in}
+	if c.GetHeader("If-Match") != "" {
+		w.Lock = true
+		w.Check = func(tx *models.Store, cur *models.Term) error {
+			return requireMatch(c, func() (any, time.Time, error) { // terms have no modification date
+				shape, err := tc.kind.shape(tx, site, cur)
+				return shape, time.Time{}, err
+			})
 		}
 	}
-	return tc.find(tx, id)
+	return w, nil
 }
 
-// requireCurrent enforces If-Match on a write of term cur (nil for a create, which has no precondition): the
-// caller's ETag must be that of GET on the term now (see requireMatch).
-func (tc termController) requireCurrent(c *gin.Context, tx *models.Store, site Site, cur *models.Term) error {
-	if cur == nil {
-		return nil
+// answer runs a term write and shapes its term inside the write's transaction; an unknown term is the kind's 404.
+func (tc termController) answer(c *gin.Context, w models.TermWrite,
+	run func(context.Context, models.TermWrite) (*models.Term, error)) (Term, error) {
+	site := tc.Site(c)
+	var out Term
+	w.Done = func(tx *models.Store, t *models.Term) (err error) {
+		out, err = tc.kind.shape(tx, site, t)
+		return err
 	}
-	return requireMatch(c, func() (any, time.Time, error) { // terms have no modification date
-		shape, err := tc.kind.shape(tx, site, cur)
-		return shape, time.Time{}, err
-	})
-}
-
-// authorize answers 403 (401 for anonymous callers, whom Authenticated already turned away) unless the caller may
-// manage terms of the kind. Handlers call it after validation: a bad request is 400 even for those who may not
-// write.
-func (tc termController) authorize(c *gin.Context) error {
-	if !tc.kind.canManage(models.UserFrom(c.Request.Context())) {
-		return models.Forbidden()
+	_, err := run(c.Request.Context(), w)
+	if errors.Is(err, models.ErrNotFound) {
+		return Term{}, tc.kind.notFound()
 	}
-	return nil
+	return out, err
 }
 
 // create handles POST /categories and POST /tags: 201 with the term and its Location.
 func (tc termController) create(c *gin.Context, fields TermFields, parent endpoint.Opt[int64]) error {
-	out, err := tc.save(c, nil, fields.input(parent))
+	w, err := tc.write(c, endpoint.Opt[int64]{}, fields.input(parent))
+	if err != nil {
+		return err
+	}
+	out, err := tc.answer(c, w, tc.Store.SaveTerm)
 	if err != nil {
 		return err
 	}
@@ -507,7 +517,11 @@ func (tc termController) create(c *gin.Context, fields TermFields, parent endpoi
 
 // update handles POST, PUT and PATCH on /categories/:id and /tags/:id: omitted fields stay as they are.
 func (tc termController) update(c *gin.Context, id endpoint.Opt[int64], fields TermFields, parent endpoint.Opt[int64]) error {
-	out, err := tc.save(c, &id, fields.input(parent))
+	w, err := tc.write(c, id, fields.input(parent))
+	if err != nil {
+		return err
+	}
+	out, err := tc.answer(c, w, tc.Store.SaveTerm)
 	if err != nil {
 		return err
 	}
@@ -515,70 +529,13 @@ func (tc termController) update(c *gin.Context, id endpoint.Opt[int64], fields T
 	return nil
 }
 
-// save creates a term (id nil) or updates one in a transaction: the term must exist (404), the input must hold
-// (400), and only then must the caller be allowed (403).
-func (tc termController) save(c *gin.Context, id *endpoint.Opt[int64], in models.TermInput) (Term, error) {
-	site := tc.Site(c)
-	var out Term
-	err := tc.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
-		var cur *models.Term
-		if id != nil {
-			var err error
-			if cur, err = tc.findForWrite(c, tx, *id); err != nil {
-				return err
-			}
-		}
-		curID := uint64(0)
-		if cur != nil {
-			curID = cur.ID
-		}
-		if err := tx.CheckTermInput(tc.kind.tax, curID, in); err != nil {
-			return err
-		}
-		if err := tc.authorize(c); err != nil {
-			return err
-		}
-		if err := tc.requireCurrent(c, tx, site, cur); err != nil {
-			return err
-		}
-		var t *models.Term
-		var err error
-		if cur == nil {
-			t, err = tx.CreateTerm(tc.kind.tax, in)
-		} else {
-			t, err = tx.UpdateTerm(tc.kind.tax, cur.ID, in)
-		}
-		if err != nil {
-			return err
-		}
-		out, err = tc.kind.shape(tx, site, t)
-		return err
-	})
-	return out, err
-}
-
 // remove handles DELETE /categories/:id and /tags/:id: a permanent delete answering the term as it was.
 func (tc termController) remove(c *gin.Context, id endpoint.Opt[int64]) error {
-	site := tc.Site(c)
-	var out Term
-	err := tc.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
-		cur, err := tc.findForWrite(c, tx, id)
-		if err != nil {
-			return err
-		}
-		if err := tc.authorize(c); err != nil {
-			return err
-		}
-		if err := tc.requireCurrent(c, tx, site, cur); err != nil {
-			return err
-		}
-		// The shape (its permalink path) is taken while the term and its ancestors still exist.
-		if out, err = tc.kind.shape(tx, site, cur); err != nil {
-			return err
-		}
-		_, err = tx.DeleteTerm(tc.kind.tax, cur.ID)
+	w, err := tc.write(c, id, models.TermInput{})
+	if err != nil {
 		return err
-	})
+	}
+	out, err := tc.answer(c, w, tc.Store.RemoveTerm)
 	if err != nil {
 		return err
 	}

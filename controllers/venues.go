@@ -207,45 +207,55 @@ func floatOrNil(p *float64) any {
 	return *p
 }
 
-// VenueShape is a venue as the API shows it: empty fields omitted, author as a string,
-// show_map, show_map_link, global_id, global_id_lineage, image; geo_lat/geo_lng when set (and geolocation is on);
-// json_ld only when single is true. A password-protected venue is redacted as lists redact it when the viewer
-// neither gave its password nor can edit it; its name stays visible. It reads v.Image
-// as loaded and never queries.
+// VenueRecord is a venue as the API shows it, in The Events Calendar's order: empty texts omitted, author as a
+// string; geo_lat/geo_lng when set and geolocation is on (0 when redacted); json_ld on single reads only;
+// show_map and show_map_link (null when redacted).
+type VenueRecord struct {
+	LinkedOpening
+	Venue string `json:"venue"`
+	LinkedBody
+	Address       *string  `json:"address,omitempty"`
+	City          *string  `json:"city,omitempty"`
+	Country       *string  `json:"country,omitempty"`
+	Province      *string  `json:"province,omitempty"`
+	State         string   `json:"state,omitempty"` // never redacted: The Events Calendar's lists leave it out
+	Zip           *string  `json:"zip,omitempty"`
+	Phone         *string  `json:"phone,omitempty"`
+	Website       *string  `json:"website,omitempty"`
+	StateProvince *string  `json:"stateprovince,omitempty"`
+	GeoLat        *float64 `json:"geo_lat,omitempty"`
+	GeoLng        *float64 `json:"geo_lng,omitempty"`
+	JSONLD        any      `json:"json_ld,omitempty"`
+	ShowMap       *bool    `json:"show_map"`
+	ShowMapLink   *bool    `json:"show_map_link"`
+	LinkedClosing
+}
+
+// VenueShape converts a venue into its API shape for viewer: a password-protected venue is redacted as lists
+// redact it when the viewer neither gave its password nor can edit it; its name stays visible. single adds
+// json_ld. It reads v.Image as loaded and never queries.
 func (a *App) VenueShape(site Site, v *models.Venue, viewer Viewer, single bool) any {
-	b := a.linkedHead(site, v.Linked(), "venue", viewer)
-	b.text("address", v.Address)
-	b.text("city", v.City)
-	b.text("country", v.Country)
-	b.text("province", v.Province)
-	if v.State != "" {
-		b.add("state", v.State) // not redacted: The Events Calendar's list leaves it out
-	}
-	b.text("zip", v.Zip)
-	b.text("phone", v.Phone)
-	b.text("website", v.Website)
-	b.text("stateprovince", v.StateProvince)
-	hasGeo := a.Config.Geolocation && v.GeoLat != nil && v.GeoLng != nil
-	if hasGeo {
-		if b.redact {
-			b.add("geo_lat", 0)
-			b.add("geo_lng", 0)
-		} else {
-			b.add("geo_lat", *v.GeoLat)
-			b.add("geo_lng", *v.GeoLng)
+	open, body, closing, redact := a.linkedParts(site, v.Linked(), "venue", viewer)
+	r := &VenueRecord{LinkedOpening: open, Venue: v.Name, LinkedBody: body, LinkedClosing: closing,
+		Address: linkedText(v.Address, redact), City: linkedText(v.City, redact),
+		Country: linkedText(v.Country, redact), Province: linkedText(v.Province, redact), State: v.State,
+		Zip: linkedText(v.Zip, redact), Phone: linkedText(v.Phone, redact), Website: linkedText(v.Website, redact),
+		StateProvince: linkedText(v.StateProvince, redact)}
+	if a.Config.Geolocation && v.GeoLat != nil && v.GeoLng != nil {
+		lat, lng := *v.GeoLat, *v.GeoLng
+		if redact {
+			lat, lng = 0, 0
 		}
+		r.GeoLat, r.GeoLng = &lat, &lng
 	}
 	if single {
-		b.add("json_ld", a.VenueJSONLD(site, v, b.redact))
+		r.JSONLD = a.VenueJSONLD(site, v, redact)
 	}
-	if b.redact {
-		b.add("show_map", nil)
-		b.add("show_map_link", nil)
-	} else {
-		b.add("show_map", v.ShowMap)
-		b.add("show_map_link", v.ShowMapLink)
+	if !redact {
+		showMap, showMapLink := v.ShowMap, v.ShowMapLink
+		r.ShowMap, r.ShowMapLink = &showMap, &showMapLink
 	}
-	return b.linkedTail(site, v.ID)
+	return r
 }
 
 // VenueJSONLD is the venue as a schema.org Place, also usable as an event's location.

@@ -14,7 +14,13 @@ import (
 // migratedSQLite returns a store on a new, migrated SQLite file that is closed when the test ends.
 func migratedSQLite(t *testing.T) *Store {
 	t.Helper()
-	s, err := Open(SQLite, filepath.Join(t.TempDir(), "test.db"), 0)
+	return openMigrated(t, SQLite, filepath.Join(t.TempDir(), "test.db"))
+}
+
+// openMigrated opens a store on dsn, migrates it and closes it when the test ends.
+func openMigrated(t *testing.T, driver, dsn string) *Store {
+	t.Helper()
+	s, err := Open(driver, dsn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -24,8 +23,6 @@ import (
 	"calendar/controllers/openapi"
 	"calendar/routes"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files (testdata/*.golden.json) from what the service answers")
 
 // loadDoc fetches /doc and loads it with kin-openapi, failing the test when it does not validate.
 func loadDoc(t *testing.T, app *App) (*openapi3.T, map[string]any) {
@@ -390,38 +387,7 @@ func TestDocGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	pretty.WriteByte('\n')
-	golden := filepath.Join("testdata", "doc.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./tests -run TestDocGolden -update)", err)
-	}
-	if !bytes.Equal(pretty.Bytes(), want) {
-		t.Errorf("/doc differs from %s; review the change and run go test ./tests -run TestDocGolden -update\n%s",
-			golden, firstDifference(string(want), pretty.String()))
-	}
-}
-
-// firstDifference shows the first differing line of two texts, with a little context.
-func firstDifference(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d:\n  golden: %s\n  served: %s", i+1, wl, gl)
-		}
-	}
-	return ""
+	expectGolden(t, "doc.golden.json", pretty.Bytes())
 }
 
 // referenceBody is one answer of the reference installation (tec-captures) and the component schema that describes

@@ -6,8 +6,6 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -133,26 +131,6 @@ func (f icalFixture) anonymousFeed() []icalEvent {
 
 // icalFixtureQuery selects the fixture's year, so that the golden feed does not depend on the day it runs.
 const icalFixtureQuery = "start_date=2027-01-01&end_date=2027-12-31"
-
-// expectGolden compares an answer with testdata/name, or rewrites the file with -update.
-func expectGolden(t *testing.T, name string, body []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./tests -run %s -update)", err, t.Name())
-	}
-	if !bytes.Equal(body, want) {
-		t.Errorf("the answer differs from %s; review it and run go test ./tests -run %s -update\n%s", path,
-			strings.Split(t.Name(), "/")[0], firstDifference(string(want), string(body)))
-	}
-}
 
 // TestICalFeedGolden holds the anonymous feed of the fixture to testdata/events.golden.ics and reads it back with
 // golang-ical and with ical.js: both must find exactly the events created, with the times the API gives (the

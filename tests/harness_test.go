@@ -29,7 +29,6 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	_ "github.com/jackc/pgx/v5/stdlib"
-	"gorm.io/gorm"
 
 	"calendar/config"
 	"calendar/controllers"
@@ -481,53 +480,5 @@ func warmPool(t *testing.T, app *App, n int) {
 	}
 	for _, c := range conns {
 		_ = c.Close()
-	}
-}
-
-// countQueries counts every statement the store sends from now on (queries, row scans, raw statements); the dry
-// runs GORM makes to build subqueries send nothing and do not count.
-func countQueries(t *testing.T, app *App) *atomic.Int64 {
-	t.Helper()
-	var n atomic.Int64
-	onEveryStatement(t, app, "test:count", func(*gorm.DB) { n.Add(1) })
-	return &n
-}
-
-// onEveryStatement calls fn, registered under name, for every statement the store sends from now on (queries,
-// row scans, raw statements); the dry runs GORM makes to build subqueries send nothing and are left out.
-func onEveryStatement(t *testing.T, app *App, name string, fn func(*gorm.DB)) {
-	t.Helper()
-	call := func(db *gorm.DB) {
-		if !db.DryRun {
-			fn(db)
-		}
-	}
-	cb := app.Store.DB().Callback()
-	for _, err := range []error{
-		cb.Query().After("gorm:query").Register(name+"_query", call),
-		cb.Row().After("gorm:row").Register(name+"_row", call),
-		cb.Raw().After("gorm:raw").Register(name+"_raw", call),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// recordQueries records the SQL of every statement the store sends from now on, for tests that check which
-// tables a request touches.
-func recordQueries(t *testing.T, app *App) func() []string {
-	t.Helper()
-	var mu sync.Mutex
-	var sqls []string
-	onEveryStatement(t, app, "test:record", func(db *gorm.DB) {
-		mu.Lock()
-		sqls = append(sqls, db.Statement.SQL.String())
-		mu.Unlock()
-	})
-	return func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), sqls...)
 	}
 }

@@ -24,9 +24,9 @@ func TestReadingAnOrganizerMatchesTheCapturedShape(t *testing.T) {
 		"website": "https://org1.example.com", "email": "org1@example.com"})
 	want := []string{"id", "author", "status", "date", "date_utc", "modified", "modified_utc", "url", "organizer", "slug",
 		"phone", "website", "email", "json_ld", "global_id", "global_id_lineage"}
-	for _, path := range []string{organizerTestKind.path(linkedID(t, rec)), "/organizers/by-slug/organizer-1"} {
+	for _, path := range []string{organizerTestKind.path(idOf(t, rec)), "/organizers/by-slug/organizer-1"} {
 		r := app.Get(path).ExpectStatus(t, http.StatusOK)
-		if got := jsonKeyOrder(t, r.Body); !reflect.DeepEqual(got, want) {
+		if got := jsonKeys(t, r.Body); !reflect.DeepEqual(got, want) {
 			t.Fatalf("keys %v, want %v", got, want)
 		}
 		ld := r.JSON(t)["json_ld"].(map[string]any)
@@ -46,7 +46,7 @@ func TestListsHaveTheReferenceEnvelopeHeadersAndLinks(t *testing.T) {
 		app := NewApp(t)
 		token := app.Token(models.RoleAdministrator)
 		empty := app.Get("/"+k.plural).ExpectStatus(t, http.StatusOK)
-		if got := jsonKeyOrder(t, empty.Body); !reflect.DeepEqual(got, []string{k.plural, "rest_url", "total", "total_pages"}) {
+		if got := jsonKeys(t, empty.Body); !reflect.DeepEqual(got, []string{k.plural, "rest_url", "total", "total_pages"}) {
 			t.Fatalf("empty list keys %v", got)
 		}
 		if empty.Header.Get("X-TEC-Total") != "0" || empty.Header.Get("X-TEC-TotalPages") != "0" {
@@ -69,7 +69,7 @@ func TestListsHaveTheReferenceEnvelopeHeadersAndLinks(t *testing.T) {
 				t.Errorf("%s = %v, want %v", key, body[key], want)
 			}
 		}
-		if got := jsonKeyOrder(t, r.Body); !reflect.DeepEqual(got, []string{k.plural, "rest_url", "next_rest_url", "total", "total_pages"}) {
+		if got := jsonKeys(t, r.Body); !reflect.DeepEqual(got, []string{k.plural, "rest_url", "next_rest_url", "total", "total_pages"}) {
 			t.Fatalf("keys %v", got)
 		}
 		if r.Header.Get("X-TEC-Total") != "7" || r.Header.Get("X-TEC-TotalPages") != "3" {
@@ -138,7 +138,7 @@ func TestListVisibilityFollowsTheCallersRights(t *testing.T) {
 		}
 		k.create(t, app, contributor, "Contributor private", map[string]any{"status": "private"})
 		trashed := k.create(t, app, admin, "Trashed", nil)
-		app.Do(Request{Method: http.MethodDelete, Path: k.path(linkedID(t, trashed)), Token: admin}).ExpectStatus(t, http.StatusOK)
+		app.Do(Request{Method: http.MethodDelete, Path: k.path(idOf(t, trashed)), Token: admin}).ExpectStatus(t, http.StatusOK)
 		cases := []struct {
 			query, token string
 			want         int
@@ -213,8 +213,8 @@ func TestTheEventFilterKeepsTheRecordsLinkedToThatEvent(t *testing.T) {
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleEditor)
-		a := linkedID(t, k.create(t, app, token, "A", nil))
-		b := linkedID(t, k.create(t, app, token, "B", map[string]any{"status": "draft"}))
+		a := idOf(t, k.create(t, app, token, "A", nil))
+		b := idOf(t, k.create(t, app, token, "B", map[string]any{"status": "draft"}))
 		k.create(t, app, token, "C", nil)
 		link := testEvent{}
 		if k.name == "venue" {
@@ -248,7 +248,7 @@ func TestHasEventsCountsEventsThatAreNotDraftsPendingOrTrashed(t *testing.T) {
 		token := app.Token(models.RoleEditor)
 		ids := map[string]uint64{}
 		for _, status := range []string{"none", "publish", "draft", "pending", "trash", "private", "future", "mixed"} {
-			ids[status] = linkedID(t, k.create(t, app, token, status, nil))
+			ids[status] = idOf(t, k.create(t, app, token, status, nil))
 			var events []string
 			switch status {
 			case "none":
@@ -302,7 +302,7 @@ func TestOnlyWithUpcomingCountsEventsTheCallerMaySeeThatHaveNotStarted(t *testin
 			{"future pending", "pending", false}, {"future private", "private", false}, {"none", "", false},
 		}
 		for _, c := range cases {
-			rid := linkedID(t, k.create(t, app, editor, c.name, nil))
+			rid := idOf(t, k.create(t, app, editor, c.name, nil))
 			if c.status == "" {
 				continue
 			}
@@ -392,9 +392,9 @@ func TestResolvingTheLinkedParameterOfAnEventWrite(t *testing.T) {
 		app := NewApp(t)
 		token := app.Token(models.RoleEditor)
 		admin := app.model(models.RoleAdministrator)
-		a := linkedID(t, k.create(t, app, token, "A", nil))
-		b := linkedID(t, k.create(t, app, token, "B", nil))
-		trashed := linkedID(t, k.create(t, app, token, "T", nil))
+		a := idOf(t, k.create(t, app, token, "A", nil))
+		b := idOf(t, k.create(t, app, token, "B", nil))
+		trashed := idOf(t, k.create(t, app, token, "T", nil))
 		app.Do(Request{Method: http.MethodDelete, Path: k.path(trashed), Token: token}).ExpectStatus(t, http.StatusOK)
 		for raw, want := range map[string][]uint64{
 			"": nil, "null": nil, "0": nil, `""`: nil, `"0"`: nil, "[]": nil, `[0, ""]`: nil,

@@ -371,7 +371,7 @@ func (m *writeMatrix) creates(k ownedKind) {
 				case a.token == "":
 					expectRefusal(t, what, res, http.StatusUnauthorized, "rest_forbidden")
 				case !allowed && !mayAssign && k.plural == "events":
-					// Events report another author as a bad parameter (README, Events: Writes).
+					// Events report another author as a bad parameter (docs/api.md, Events: Writes).
 					expectRefusal(t, what, res, http.StatusBadRequest, "rest_invalid_param")
 				case !allowed && !mayAssign:
 					expectRefusal(t, what, res, http.StatusForbidden, "rest_cannot_edit_others")
@@ -551,7 +551,7 @@ func (m *readMatrix) create(k ownedKind, owner actor, state string) visibilityFi
 	}
 	rec := m.app.Do(Request{Method: http.MethodPost, Path: "/" + k.plural, Token: m.admin, Body: body}).
 		ExpectStatus(t, http.StatusCreated).JSON(t)
-	f.id, f.slug = linkedID(t, rec), rec["slug"].(string)
+	f.id, f.slug = idOf(t, rec), rec["slug"].(string)
 	if strings.HasPrefix(state, "trash/") {
 		m.app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/%s/%d", k.plural, f.id), Token: m.admin}).
 			ExpectStatus(t, http.StatusOK)
@@ -773,7 +773,7 @@ func (m *readMatrix) embeds(t *testing.T) {
 		}
 		rec := m.app.Do(Request{Method: http.MethodPost, Path: "/" + k.plural, Token: m.admin, Body: body}).
 			ExpectStatus(t, http.StatusCreated).JSON(t)
-		return linkedID(t, rec), marker
+		return idOf(t, rec), marker
 	}
 	venues, organizers, events := ownedKinds["venues"], ownedKinds["organizers"], ownedKinds["events"]
 	protectedVenue, protectedVenueMarker := record(venues, "publish", true, "address", "9 Locked Road")

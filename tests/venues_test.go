@@ -20,13 +20,13 @@ func TestCreatingAVenueReturnsItWithLocationAndTheReferenceShape(t *testing.T) {
 	r := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: token, Body: map[string]any{
 		"venue": "Capture Venue", "address": "9 Side St", "city": "Bristol", "country": "United States"}})
 	v := r.ExpectStatus(t, http.StatusCreated).JSON(t)
-	vid := linkedID(t, v)
+	vid := idOf(t, v)
 	if loc := r.Header.Get("Location"); !strings.HasSuffix(loc, fmt.Sprintf("/calendar/events/v1/venues/%d", vid)) {
 		t.Fatalf("Location = %q", loc)
 	}
 	want := []string{"id", "author", "status", "date", "date_utc", "modified", "modified_utc", "url", "venue", "slug",
 		"address", "city", "country", "show_map", "show_map_link", "global_id", "global_id_lineage"}
-	if got := jsonKeyOrder(t, r.Body); !reflect.DeepEqual(got, want) {
+	if got := jsonKeys(t, r.Body); !reflect.DeepEqual(got, want) {
 		t.Fatalf("keys %v, want the capture's %v", got, want)
 	}
 	checks := map[string]any{"author": fmt.Sprint(app.userID(login)), "status": "publish", "venue": "Capture Venue",
@@ -82,7 +82,7 @@ func TestEveryFieldOfAVenueIsStoredAndReturned(t *testing.T) {
 		t.Fatalf("the same URL became another image: %v", again["image"])
 	}
 	// A single read has everything too, and the JSON-LD Place.
-	read := app.Get(venueTestKind.path(linkedID(t, v)), token).ExpectStatus(t, http.StatusOK).JSON(t)
+	read := app.Get(venueTestKind.path(idOf(t, v)), token).ExpectStatus(t, http.StatusOK).JSON(t)
 	ld, _ := read["json_ld"].(map[string]any)
 	if ld == nil || ld["@type"] != "Place" || ld["name"] != "Hall One" || ld["telephone"] != "555-0100" ||
 		ld["sameAs"] != "https://venue.example.com" || ld["url"] != read["url"] {
@@ -107,12 +107,12 @@ func TestStateprovinceFollowsStateOrProvinceUnlessSent(t *testing.T) {
 	if us["stateprovince"] != "IL" || fr["stateprovince"] != "Île-de-France" {
 		t.Fatalf("stateprovince %v and %v", us["stateprovince"], fr["stateprovince"])
 	}
-	moved := app.Do(Request{Method: http.MethodPatch, Path: venueTestKind.path(linkedID(t, us)), Token: token,
+	moved := app.Do(Request{Method: http.MethodPatch, Path: venueTestKind.path(idOf(t, us)), Token: token,
 		Body: map[string]any{"country": "Canada"}}).ExpectStatus(t, http.StatusOK).JSON(t)
 	if moved["stateprovince"] != "P" {
 		t.Fatalf("stateprovince after moving to Canada = %v", moved["stateprovince"])
 	}
-	kept := app.Do(Request{Method: http.MethodPatch, Path: venueTestKind.path(linkedID(t, us)), Token: token,
+	kept := app.Do(Request{Method: http.MethodPatch, Path: venueTestKind.path(idOf(t, us)), Token: token,
 		Body: map[string]any{"city": "Toronto"}}).ExpectStatus(t, http.StatusOK).JSON(t)
 	if kept["stateprovince"] != "P" {
 		t.Fatalf("an unrelated update changed stateprovince to %v", kept["stateprovince"])
@@ -261,23 +261,23 @@ func TestAnIdenticalCreateReturnsTheExistingRecord(t *testing.T) {
 		} {
 			r, rec := post(body)
 			r.ExpectStatus(t, http.StatusOK)
-			if linkedID(t, rec) != linkedID(t, first) || r.Header.Get("Location") != "" {
+			if idOf(t, rec) != idOf(t, first) || r.Header.Get("Location") != "" {
 				t.Fatalf("%v gave %v (Location %q), want the existing record", body, rec, r.Header.Get("Location"))
 			}
 		}
 		// Any difference in a sent field makes a new record, with the next slug.
 		r, rec := post(map[string]any{k.name: "A Place", "phone": "2"})
 		r.ExpectStatus(t, http.StatusCreated)
-		if linkedID(t, rec) == linkedID(t, first) || rec["slug"] != "a-place-2" {
+		if idOf(t, rec) == idOf(t, first) || rec["slug"] != "a-place-2" {
 			t.Fatalf("a different phone gave %v", rec)
 		}
 		r, _ = post(map[string]any{k.name: "A Place", "status": "draft"})
 		r.ExpectStatus(t, http.StatusCreated)
 		// A trashed record is not a duplicate.
-		app.Do(Request{Method: http.MethodDelete, Path: k.path(linkedID(t, first)), Token: token}).ExpectStatus(t, http.StatusOK)
+		app.Do(Request{Method: http.MethodDelete, Path: k.path(idOf(t, first)), Token: token}).ExpectStatus(t, http.StatusOK)
 		r, rec = post(map[string]any{k.name: "A Place", "description": "<p>Nice</p>", "phone": "1"})
 		r.ExpectStatus(t, http.StatusCreated)
-		if linkedID(t, rec) == linkedID(t, first) {
+		if idOf(t, rec) == idOf(t, first) {
 			t.Fatal("a trashed record was returned as a duplicate")
 		}
 		// Neither is a record the caller may not read.
@@ -327,7 +327,7 @@ func TestReadingByIDAndSlug(t *testing.T) {
 		app := NewApp(t)
 		token := app.Token(models.RoleAdministrator)
 		rec := k.create(t, app, token, k.name+" 1 Hall", map[string]any{"phone": "555-0100"})
-		for _, path := range []string{k.path(linkedID(t, rec)), "/" + k.plural + "/by-slug/" + rec["slug"].(string)} {
+		for _, path := range []string{k.path(idOf(t, rec)), "/" + k.plural + "/by-slug/" + rec["slug"].(string)} {
 			got := app.Get(path).ExpectStatus(t, http.StatusOK).JSON(t)
 			if got["id"] != rec["id"] || got["phone"] != "555-0100" {
 				t.Fatalf("%s = %v", path, got)
@@ -391,7 +391,7 @@ func TestRecordsThatAreNotPublishedNeedReadRights(t *testing.T) {
 			{own, contributor, http.StatusOK}, {own, "", http.StatusForbidden}, {private, "", http.StatusForbidden},
 			{private, contributor, http.StatusForbidden}, {private, admin, http.StatusOK},
 		} {
-			r := app.Get(k.path(linkedID(t, c.rec)), c.token)
+			r := app.Get(k.path(idOf(t, c.rec)), c.token)
 			if c.want == http.StatusForbidden {
 				r.ExpectError(t, http.StatusForbidden, k.name+"-not-accessible")
 			} else {
@@ -412,7 +412,7 @@ func TestUpdatesByIDAndSlugWithEveryMethod(t *testing.T) {
 		}
 		rec := k.create(t, app, token, "Before", fields)
 		slug := rec["slug"].(string)
-		paths := []string{k.path(linkedID(t, rec)), "/" + k.plural + "/by-slug/" + slug}
+		paths := []string{k.path(idOf(t, rec)), "/" + k.plural + "/by-slug/" + slug}
 		n := 0
 		for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodPatch} {
 			for _, path := range paths {
@@ -451,7 +451,7 @@ func TestUpdatesByIDAndSlugWithEveryMethod(t *testing.T) {
 		}
 		// Renaming to another record's name is allowed (updates do not de-duplicate).
 		other := k.create(t, app, token, "Other", nil)
-		app.Do(Request{Method: http.MethodPatch, Path: k.path(linkedID(t, other)), Token: token,
+		app.Do(Request{Method: http.MethodPatch, Path: k.path(idOf(t, other)), Token: token,
 			Body: map[string]any{k.name: same[k.name]}}).ExpectStatus(t, http.StatusOK)
 	})
 }
@@ -467,7 +467,7 @@ func TestWhoMayUpdateAndDelete(t *testing.T) {
 		adminRec := k.create(t, app, admin, "Admin's", nil)
 		draft := k.create(t, app, contributor, "Contributor's draft", nil)
 		published := k.create(t, app, contributor, "Contributor's published", nil)
-		app.Do(Request{Method: http.MethodPatch, Path: k.path(linkedID(t, published)), Token: admin,
+		app.Do(Request{Method: http.MethodPatch, Path: k.path(idOf(t, published)), Token: admin,
 			Body: map[string]any{"status": "publish"}}).ExpectStatus(t, http.StatusOK)
 		authorRec := k.create(t, app, author, "Author's", nil)
 		for _, c := range []struct {
@@ -485,7 +485,7 @@ func TestWhoMayUpdateAndDelete(t *testing.T) {
 			{adminRec, editor, http.StatusOK},
 		} {
 			for _, byslug := range []bool{false, true} {
-				path := k.path(linkedID(t, c.rec))
+				path := k.path(idOf(t, c.rec))
 				if byslug {
 					path = "/" + k.plural + "/by-slug/" + c.rec["slug"].(string)
 				}
@@ -499,12 +499,12 @@ func TestWhoMayUpdateAndDelete(t *testing.T) {
 			}
 		}
 		// A contributor updating their draft to publish gets pending.
-		got := app.Do(Request{Method: http.MethodPatch, Path: k.path(linkedID(t, draft)), Token: contributor,
+		got := app.Do(Request{Method: http.MethodPatch, Path: k.path(idOf(t, draft)), Token: contributor,
 			Body: map[string]any{"status": "publish"}}).ExpectStatus(t, http.StatusOK).JSON(t)
 		if got["status"] != "pending" {
 			t.Fatalf("status = %v", got["status"])
 		}
-		app.Do(Request{Method: http.MethodDelete, Path: k.path(linkedID(t, draft)), Token: contributor}).ExpectStatus(t, http.StatusOK)
+		app.Do(Request{Method: http.MethodDelete, Path: k.path(idOf(t, draft)), Token: contributor}).ExpectStatus(t, http.StatusOK)
 	})
 }
 
@@ -514,7 +514,7 @@ func TestDeleteTrashesThenRefusesThenForceDeletes(t *testing.T) {
 		app := NewApp(t)
 		token := app.Token(models.RoleEditor)
 		rec := k.create(t, app, token, "Doomed", map[string]any{"phone": "1"})
-		path := k.path(linkedID(t, rec))
+		path := k.path(idOf(t, rec))
 		trashed := app.Do(Request{Method: http.MethodDelete, Path: path, Token: token}).ExpectStatus(t, http.StatusOK).JSON(t)
 		if trashed["status"] != "trash" || trashed["id"] != rec["id"] || trashed["phone"] != "1" {
 			t.Fatalf("trashed = %v", trashed)
@@ -558,9 +558,9 @@ func TestTrashingOrDeletingUnlinksOnlyThatRecordFromEveryEvent(t *testing.T) {
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		token := app.Token(models.RoleEditor)
-		a := linkedID(t, k.create(t, app, token, "A", nil))
-		b := linkedID(t, k.create(t, app, token, "B", nil))
-		c := linkedID(t, k.create(t, app, token, "C", nil))
+		a := idOf(t, k.create(t, app, token, "A", nil))
+		b := idOf(t, k.create(t, app, token, "B", nil))
+		c := idOf(t, k.create(t, app, token, "C", nil))
 		link := testEvent{}
 		if k.name == "venue" {
 			link.Venues = []uint64{a, b, c}
@@ -597,7 +597,7 @@ func TestPasswordProtectedRecordsAreRedactedUnlessThePasswordOrEditRights(t *tes
 		if _, ok := rec["password"]; ok {
 			t.Fatal("the password was returned")
 		}
-		path := k.path(linkedID(t, rec))
+		path := k.path(idOf(t, rec))
 		redacted := app.Get(path).ExpectStatus(t, http.StatusOK).JSON(t)
 		if redacted[k.name] != "Guarded" || redacted["description"] != "" || redacted["image"] != false ||
 			redacted["phone"] != "" || redacted["website"] != "" {
@@ -639,7 +639,7 @@ func TestVenueCoordinates(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	v := venueTestKind.create(t, app, token, "Geo", map[string]any{"geo_lat": -33.8688, "geo_lng": "151.2093"})
-	path := venueTestKind.path(linkedID(t, v))
+	path := venueTestKind.path(idOf(t, v))
 	if v["geo_lat"] != -33.8688 || v["geo_lng"] != 151.2093 {
 		t.Fatalf("coordinates %v %v", v["geo_lat"], v["geo_lng"])
 	}
@@ -691,7 +691,7 @@ func TestVenueCoordinatesAreRefusedWhenGeolocationIsOff(t *testing.T) {
 		t.Fatalf("params = %v", params)
 	}
 	v := venueTestKind.create(t, app, token, "Plain", map[string]any{"city": "Rome"})
-	app.Do(Request{Method: http.MethodPatch, Path: venueTestKind.path(linkedID(t, v)), Token: token,
+	app.Do(Request{Method: http.MethodPatch, Path: venueTestKind.path(idOf(t, v)), Token: token,
 		Body: map[string]any{"geo_lat": ""}}).ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
 }
 
@@ -706,9 +706,9 @@ func TestReadingAVenueMatchesTheCapturedShape(t *testing.T) {
 	want := []string{"id", "author", "status", "date", "date_utc", "modified", "modified_utc", "url", "venue", "slug",
 		"address", "city", "country", "state", "zip", "phone", "website", "stateprovince", "json_ld", "show_map",
 		"show_map_link", "global_id", "global_id_lineage"}
-	for _, path := range []string{venueTestKind.path(linkedID(t, rec)), "/venues/by-slug/venue-1-hall"} {
+	for _, path := range []string{venueTestKind.path(idOf(t, rec)), "/venues/by-slug/venue-1-hall"} {
 		r := app.Get(path).ExpectStatus(t, http.StatusOK)
-		if got := jsonKeyOrder(t, r.Body); !reflect.DeepEqual(got, want) {
+		if got := jsonKeys(t, r.Body); !reflect.DeepEqual(got, want) {
 			t.Fatalf("keys %v, want %v", got, want)
 		}
 		ld := r.JSON(t)["json_ld"].(map[string]any)
@@ -738,7 +738,7 @@ func TestNoParameterShapeMakesAServerError(t *testing.T) {
 			for _, v := range odd {
 				for _, r := range []Request{
 					{Method: http.MethodPost, Path: "/" + k.plural, Body: map[string]any{k.name: "Odd", p: v}},
-					{Method: http.MethodPatch, Path: k.path(linkedID(t, rec)), Body: map[string]any{p: v}},
+					{Method: http.MethodPatch, Path: k.path(idOf(t, rec)), Body: map[string]any{p: v}},
 					{Method: http.MethodGet, Path: "/" + k.plural + "?" + url.Values{p: {fmt.Sprint(v)}}.Encode()},
 					{Method: http.MethodDelete, Path: "/" + k.plural + "/by-slug/nope", Body: map[string]any{p: v}},
 				} {

@@ -54,7 +54,11 @@ func parseParams(c *gin.Context) (*Params, error) {
 		return nil, err
 	}
 	if len(body) > 0 {
-		mediaType, mediaParams, _ := mime.ParseMediaType(c.ContentType())
+		// The header itself, not c.ContentType(): gin's drops the parameters, and with them multipart's boundary.
+		mediaType, mediaParams, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
+		if err != nil && mediaType == "" {
+			mediaType, _, _ = mime.ParseMediaType(c.ContentType()) // a bad parameter does not hide the type
+		}
 		switch {
 		case mediaType == "application/json" || strings.HasSuffix(mediaType, "+json"):
 			fromJSON, err := decodeJSONObject(body)

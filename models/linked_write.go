@@ -1,0 +1,122 @@
+package models
+
+import (
+	"context"
+	"strings"
+)
+
+// LinkedChange addresses a change of one venue or organizer (T) by a caller: the record with ID, or with Slug when
+// it is set.
+type LinkedChange[T any] struct {
+	Caller *User
+	ID     uint64
+	Slug   string
+	// Check, when set, runs once the record is found, locked and the change allowed, before anything changes: the
+	// caller's precondition (If-Match). Its error aborts the change.
+	Check func(tx *Store, rec *T) error
+}
+
+// LinkedUpdate is an update of a venue or organizer: Apply writes what the request sent into the record (and
+// reports bad values as the error naming them); the unit of work saves it.
+type LinkedUpdate[T any] struct {
+	LinkedChange[T]
+	Apply func(tx *Store, rec *T) error
+}
+
+// LinkedRemoval is the delete of a venue or organizer: Force deletes it for good, else it goes to the trash.
+type LinkedRemoval[T any] struct {
+	LinkedChange[T]
+	Force bool
+	// Done, when set, runs in the same transaction with the record as the answer shows it: as it was, before a
+	// permanent delete; trashed, after a trashing.
+	Done func(tx *Store, rec *T) error
+}
+
+// check runs c.Check when it is set.
+func (c LinkedChange[T]) check(tx *Store, rec *T) error {
+	if c.Check == nil {
+		return nil
+	}
+	return c.Check(tx, rec)
+}
+
+// findLinkedChange reads and locks the record c addresses and checks that c.Caller may change it (allowed is
+// CanEdit or CanDelete). An unknown record is ErrNotFound, a caller without the right Forbidden.
+func findLinkedChange[T any, P LinkedRecord[T]](tx *Store, c LinkedChange[T], allowed func(*User, Owned) bool) (*T, error) {
+	var rec *T
+	var err error
+	if c.Slug != "" {
+		rec, err = FindLinkedBySlug[T, P](tx, c.Slug, true)
+	} else {
+		rec, err = FindLinked[T, P](tx, c.ID, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !allowed(c.Caller, P(rec).Linked().Owned()) {
+		return nil, Forbidden()
+	}
+	return rec, nil
+}
+
+// UpdateLinked changes a venue or organizer in one transaction of its own and returns it as saved. In this order:
+// an unknown record is ErrNotFound; a caller who may not edit it is Forbidden; then u.Check, u.Apply (whose error,
+// such as the bad values it found, aborts the update) and the save.
+func UpdateLinked[T any, P LinkedRecord[T]](ctx context.Context, s *Store, u LinkedUpdate[T]) (*T, error) {
+	var out *T
+	err := s.Tx(ctx, func(tx *Store) error {
+		rec, err := findLinkedChange[T, P](tx, u.LinkedChange, (*User).CanEdit)
+		if err != nil {
+			return err
+		}
+		if err := u.check(tx, rec); err != nil {
+			return err
+		}
+		if err := u.Apply(tx, rec); err != nil {
+			return err
+		}
+		out = rec
+		return SaveLinked[T, P](tx, rec)
+	})
+	return out, err
+}
+
+// RemoveLinked trashes or deletes a venue or organizer in one transaction of its own, and unlinks it from every
+// event. In this order: an unknown record is ErrNotFound; a caller who may not delete it is Forbidden; a record
+// already in the trash is Gone (*-is-in-trash) unless Force; then r.Check, r.Done and the change.
+func RemoveLinked[T any, P LinkedRecord[T]](ctx context.Context, s *Store, r LinkedRemoval[T]) (*T, error) {
+	var out *T
+	err := s.Tx(ctx, func(tx *Store) error {
+		rec, err := findLinkedChange[T, P](tx, r.LinkedChange, (*User).CanDelete)
+		if err != nil {
+			return err
+		}
+		if !r.Force && *P(rec).Linked().Status == StatusTrash {
+			name := strings.TrimSuffix(kindOf[T]().table, "s")
+			return Errorf(KindGone, name+"-is-in-trash", "The %s is already trashed", name)
+		}
+		if err := r.check(tx, rec); err != nil {
+			return err
+		}
+		out = rec
+		if r.Force {
+			if err := r.done(tx, rec); err != nil {
+				return err
+			}
+			return DeleteLinked[T, P](tx, rec)
+		}
+		if err := TrashLinked[T, P](tx, rec); err != nil {
+			return err
+		}
+		return r.done(tx, rec)
+	})
+	return out, err
+}
+
+// done runs r.Done when it is set.
+func (r LinkedRemoval[T]) done(tx *Store, rec *T) error {
+	if r.Done == nil {
+		return nil
+	}
+	return r.Done(tx, rec)
+}

@@ -1,0 +1,113 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// testUser creates a user with the role and returns it as a caller.
+func testUser(t *testing.T, s *Store, login string, role Role) *User {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := s.CreateUser(ctx, login, login, role); err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.userByLogin(ctx, login)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestLinkedUpdatesAndRemovalsOwnTheirRules(t *testing.T) {
+	ctx := context.Background()
+	s := testStore(t)
+	author := testUser(t, s, "author", RoleAuthor)
+	contributor := testUser(t, s, "contributor", RoleContributor)
+	editor := testUser(t, s, "editor", RoleEditor)
+	now := time.Now().UTC().Truncate(time.Second)
+	venue := func(name string) *Venue {
+		t.Helper()
+		v := &Venue{AuthorID: author.ID, Status: StatusPublish, Name: name, PublishedAt: now, ShowMap: true}
+		if err := s.Tx(ctx, func(tx *Store) error { return CreateLinked[Venue](tx, v) }); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	hall := venue("Hall")
+	event := Event{AuthorID: author.ID, Status: StatusPublish, Title: "Concert", Slug: "concert", Timezone: "UTC",
+		StartUTC: now.Add(time.Hour), EndUTC: now.Add(2 * time.Hour), PublishedAt: now}
+	if err := s.DB().Omit("Venues", "Organizers", "Categories", "Tags").Create(&event).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DB().Create(&EventVenue{EventID: event.ID, VenueID: hall.ID}).Error; err != nil {
+		t.Fatal(err)
+	}
+	links := func() int64 {
+		t.Helper()
+		var n int64
+		if err := s.DB().Model(&EventVenue{}).Where("venue_id = ?", hall.ID).Count(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	if _, err := RemoveLinked[Venue](ctx, s, LinkedRemoval[Venue]{LinkedChange: LinkedChange[Venue]{Caller: editor, ID: 999999}}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("an unknown venue: %v", err)
+	}
+	if _, err := RemoveLinked[Venue](ctx, s, LinkedRemoval[Venue]{LinkedChange: LinkedChange[Venue]{Caller: contributor, ID: hall.ID}}); errorCode(err) != "rest_forbidden" {
+		t.Fatalf("a contributor trashing another user's published venue: %v", err)
+	}
+	stale := errors.New("stale")
+	if _, err := RemoveLinked[Venue](ctx, s, LinkedRemoval[Venue]{LinkedChange: LinkedChange[Venue]{Caller: author,
+		Slug: hall.Slug, Check: func(*Store, *Venue) error { return stale }}}); !errors.Is(err, stale) {
+		t.Fatalf("a failed precondition: %v", err)
+	}
+	if got, _ := FindLinked[Venue](s, hall.ID, false); got.Status != StatusPublish || got.Name != "Hall" || links() != 1 {
+		t.Fatalf("refused removals changed the venue (%s) or its links (%d)", got.Status, links())
+	}
+
+	rename := func(name string) func(*Store, *Venue) error {
+		return func(_ *Store, v *Venue) error { v.Name = name; return nil }
+	}
+	if _, err := UpdateLinked[Venue](ctx, s, LinkedUpdate[Venue]{LinkedChange: LinkedChange[Venue]{Caller: contributor,
+		ID: hall.ID}, Apply: rename("Mine")}); errorCode(err) != "rest_forbidden" {
+		t.Fatalf("a contributor editing another user's published venue: %v", err)
+	}
+	invalid := InvalidParam("venue", "must not be empty")
+	if _, err := UpdateLinked[Venue](ctx, s, LinkedUpdate[Venue]{LinkedChange: LinkedChange[Venue]{Caller: author,
+		ID: hall.ID}, Apply: func(_ *Store, v *Venue) error { v.Name = ""; return invalid }}); !errors.Is(err, invalid) {
+		t.Fatalf("an update whose input is bad: %v", err)
+	}
+	renamed, err := UpdateLinked[Venue](ctx, s, LinkedUpdate[Venue]{LinkedChange: LinkedChange[Venue]{Caller: author,
+		Slug: hall.Slug}, Apply: rename("Great Hall")})
+	if got, _ := FindLinked[Venue](s, hall.ID, false); err != nil || renamed.Name != "Great Hall" ||
+		got.Name != "Great Hall" || got.Slug != hall.Slug {
+		t.Fatalf("renaming by slug: %v, %+v", err, got)
+	}
+
+	var answered Venue
+	trashed, err := RemoveLinked[Venue](ctx, s, LinkedRemoval[Venue]{LinkedChange: LinkedChange[Venue]{Caller: author, ID: hall.ID},
+		Done: func(_ *Store, v *Venue) error { answered = *v; return nil }})
+	if err != nil || trashed.Status != StatusTrash || answered.Status != StatusTrash || links() != 0 {
+		t.Fatalf("trashing: %v, status %s, answered %s, links %d", err, trashed.Status, answered.Status, links())
+	}
+	var gone *Error
+	if _, err := RemoveLinked[Venue](ctx, s, LinkedRemoval[Venue]{LinkedChange: LinkedChange[Venue]{Caller: author, ID: hall.ID}}); !errors.As(err, &gone) ||
+		gone.Kind != KindGone || gone.Code != "venue-is-in-trash" {
+		t.Fatalf("trashing twice: %v, want venue-is-in-trash", err)
+	}
+	deleted, err := RemoveLinked[Venue](ctx, s, LinkedRemoval[Venue]{LinkedChange: LinkedChange[Venue]{Caller: editor, ID: hall.ID}, Force: true,
+		Done: func(tx *Store, v *Venue) error {
+			_, err := FindLinked[Venue](tx, v.ID, false) // still there while the answer is built
+			return err
+		}})
+	if err != nil || deleted.ID != hall.ID {
+		t.Fatalf("deleting for good: %v", err)
+	}
+	if _, err := FindLinked[Venue](s, hall.ID, false); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("the deleted venue is still there: %v", err)
+	}
+}

@@ -1,0 +1,234 @@
+package tests
+
+// The suite's one vocabulary: record IDs, JSON key order, golden files, inserting events behind the API, and
+// counting statements. Every test file uses these, and none defines its own.
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"calendar/models"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata from what the service answers")
+
+// idOf reads a record's numeric id (an event, venue, organizer or term).
+func idOf(t *testing.T, rec map[string]any) uint64 {
+	t.Helper()
+	id, ok := rec["id"].(float64)
+	if !ok || id <= 0 {
+		t.Fatalf("record without an id: %v", rec)
+	}
+	return uint64(id)
+}
+
+// sortedKeys lists an object's keys, sorted.
+func sortedKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// jsonKeys lists the keys of the JSON object raw in the order they appear.
+func jsonKeys(t *testing.T, raw []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %s", raw)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+// expectKeys fails unless the JSON object raw has exactly the keys want, in that order.
+func expectKeys(t *testing.T, what string, raw []byte, want ...string) {
+	t.Helper()
+	if got := jsonKeys(t, raw); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("%s keys %v, want %v", what, got, want)
+	}
+}
+
+// expectGolden compares an answer with testdata/name, or rewrites the file with -update.
+func expectGolden(t *testing.T, name string, body []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./tests -run %s -update)", err, t.Name())
+	}
+	if !bytes.Equal(body, want) {
+		t.Errorf("the answer differs from %s; review it and run go test ./tests -run %s -update\n%s", path,
+			strings.Split(t.Name(), "/")[0], firstDifference(string(want), string(body)))
+	}
+}
+
+// firstDifference shows the first differing line of two texts, with a little context.
+func firstDifference(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("line %d:\n  golden: %s\n  served: %s", i+1, wl, gl)
+		}
+	}
+	return ""
+}
+
+var eventSeq atomic.Int64
+
+// testEvent describes an event to insert directly through the models.
+type testEvent struct {
+	Status     string
+	Start      time.Time
+	AuthorID   uint64
+	Venues     []uint64
+	Organizers []uint64
+}
+
+// insertEvent stores an event with its links through the models, behind the API, for states no route reaches
+// cheaply, and returns its ID. An event without an author gets a new administrator as its author.
+func (a *App) insertEvent(e testEvent) uint64 {
+	a.t.Helper()
+	if e.AuthorID == 0 {
+		login, _ := a.User(models.RoleAdministrator)
+		e.AuthorID = a.userID(login)
+	}
+	id, err := a.insertEventIn(a.Store, e)
+	if err != nil {
+		a.t.Fatalf("inserting an event: %v", err)
+	}
+	return id
+}
+
+// insertEventIn is insertEvent through store (a transaction of the caller's, or from another goroutine): it
+// returns the error instead of failing the test, and e must name its author.
+func (a *App) insertEventIn(store *models.Store, e testEvent) (uint64, error) {
+	if e.Status == "" {
+		e.Status = models.StatusPublish
+	}
+	if e.Start.IsZero() {
+		e.Start = time.Now().Add(24 * time.Hour)
+	}
+	n := eventSeq.Add(1)
+	ev := models.Event{AuthorID: e.AuthorID, Status: e.Status, Title: fmt.Sprintf("Event %d", n),
+		Slug: fmt.Sprintf("event-%d", n), Timezone: "UTC", StartUTC: e.Start.UTC(), EndUTC: e.Start.UTC().Add(time.Hour),
+		PublishedAt: time.Now().UTC()}
+	err := store.DB().Transaction(func(tx *gorm.DB) error {
+		if err := tx.Omit("Venues", "Organizers", "Categories", "Tags").Create(&ev).Error; err != nil {
+			return err
+		}
+		for i, v := range e.Venues {
+			if err := tx.Create(&models.EventVenue{EventID: ev.ID, VenueID: v, Position: i}).Error; err != nil {
+				return err
+			}
+		}
+		for i, o := range e.Organizers {
+			if err := tx.Create(&models.EventOrganizer{EventID: ev.ID, OrganizerID: o, Position: i}).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		err = store.RefreshEventLinkLists(ev.ID)
+	}
+	return ev.ID, err
+}
+
+// statementCounters numbers the counters registered, so that each has a callback name of its own.
+var statementCounters atomic.Int64
+
+// countQueries counts every statement the store sends from now on (queries, row scans, raw statements); the dry
+// runs GORM makes to build subqueries send nothing and do not count.
+func countQueries(t *testing.T, app *App) *atomic.Int64 {
+	t.Helper()
+	var n atomic.Int64
+	onEveryStatement(t, app, fmt.Sprintf("test:count%d", statementCounters.Add(1)), func(*gorm.DB) { n.Add(1) })
+	return &n
+}
+
+// statementsDuring counts the statements the store sends while fn runs, by the rule of countQueries.
+func (a *App) statementsDuring(fn func()) int {
+	a.t.Helper()
+	n := countQueries(a.t, a)
+	before := n.Load()
+	fn()
+	return int(n.Load() - before)
+}
+
+// onEveryStatement calls fn, registered under name, for every statement the store sends from now on (queries,
+// row scans, raw statements); the dry runs GORM makes to build subqueries send nothing and are left out.
+func onEveryStatement(t *testing.T, app *App, name string, fn func(*gorm.DB)) {
+	t.Helper()
+	call := func(db *gorm.DB) {
+		if !db.DryRun {
+			fn(db)
+		}
+	}
+	cb := app.Store.DB().Callback()
+	for _, err := range []error{
+		cb.Query().After("gorm:query").Register(name+"_query", call),
+		cb.Row().After("gorm:row").Register(name+"_row", call),
+		cb.Raw().After("gorm:raw").Register(name+"_raw", call),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// recordQueries records the SQL of every statement the store sends from now on, for tests that check which
+// tables a request touches.
+func recordQueries(t *testing.T, app *App) func() []string {
+	t.Helper()
+	var mu sync.Mutex
+	var sqls []string
+	onEveryStatement(t, app, "test:record", func(db *gorm.DB) {
+		mu.Lock()
+		sqls = append(sqls, db.Statement.SQL.String())
+		mu.Unlock()
+	})
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), sqls...)
+	}
+}
