@@ -128,6 +128,8 @@ func serve(ctx context.Context, cfg config.Config, store *models.Store, log *slo
 	if cfg.PprofAddr != "" {
 		go servePprof(cfg.PprofAddr, log)
 	}
+	sending := make(chan struct{})
+	go func() { defer close(sending); app.Webhooks.Run(ctx) }()
 	maintaining := make(chan struct{})
 	go func() { defer close(maintaining); maintain(ctx, store, cfg.SyncRetention, log) }()
 	extending := make(chan struct{})
@@ -152,6 +154,7 @@ func serve(ctx context.Context, cfg config.Config, store *models.Store, log *slo
 	}
 	<-maintaining
 	<-extending
+	<-sending
 	log.Info("stopped")
 	return nil
 }

@@ -65,6 +65,23 @@ type Config struct {
 	RecurrenceHorizon time.Duration
 	// SyncRetention is how long the change history is kept: sync tokens older than it have expired (0: 720h).
 	SyncRetention time.Duration
+	// Webhooks configures the webhook sender.
+	Webhooks Webhooks
+}
+
+// Webhooks configures the webhook sender.
+type Webhooks struct {
+	// AllowPrivate lets subscriptions point at loopback, private and link-local addresses.
+	AllowPrivate bool
+	// RetryDelays are the waits after each failed attempt; the last repeats. RetryFor is how long a delivery is
+	// retried before it is marked failed.
+	RetryDelays []time.Duration
+	RetryFor    time.Duration
+	// Timeout bounds one attempt; Concurrency the attempts under way at once in one instance; Poll how often the
+	// sender looks for new changes and due deliveries.
+	Timeout     time.Duration
+	Concurrency int
+	Poll        time.Duration
 }
 
 // Database names a database driver and its connection string.
@@ -296,6 +313,54 @@ var settings = []setting{
 			return errors.New("must be a duration of at least 1m, such as 720h")
 		}
 		c.SyncRetention = d
+		return nil
+	}},
+	{"CALENDAR_WEBHOOK_ALLOW_PRIVATE", "webhook-allow-private", "false", "let webhooks point at loopback, private or link-local addresses", func(c *Config, v string) error {
+		b, err := parseSwitch(v)
+		c.Webhooks.AllowPrivate = b
+		return err
+	}},
+	{"CALENDAR_WEBHOOK_RETRY_DELAYS", "webhook-retry-delays", "1m,5m,30m,2h,6h,12h", "waits after each failed webhook attempt (the last repeats)", func(c *Config, v string) error {
+		c.Webhooks.RetryDelays = nil
+		for _, part := range strings.Split(v, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(part))
+			if err != nil || d <= 0 {
+				return errors.New("must be a comma-separated list of positive durations such as 1m,5m,30m")
+			}
+			c.Webhooks.RetryDelays = append(c.Webhooks.RetryDelays, d)
+		}
+		return nil
+	}},
+	{"CALENDAR_WEBHOOK_RETRY_FOR", "webhook-retry-for", "72h", "how long a webhook delivery is retried before it is marked failed", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return errors.New("must be a positive duration such as 72h")
+		}
+		c.Webhooks.RetryFor = d
+		return nil
+	}},
+	{"CALENDAR_WEBHOOK_TIMEOUT", "webhook-timeout", "10s", "how long a webhook receiver has to answer", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d > time.Minute {
+			return errors.New("must be a positive duration of at most 1m such as 10s")
+		}
+		c.Webhooks.Timeout = d
+		return nil
+	}},
+	{"CALENDAR_WEBHOOK_CONCURRENCY", "webhook-concurrency", "8", "webhook deliveries sent at once by one instance", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 256 {
+			return errors.New("must be an integer between 1 and 256")
+		}
+		c.Webhooks.Concurrency = n
+		return nil
+	}},
+	{"CALENDAR_WEBHOOK_POLL", "webhook-poll", "200ms", "how often the webhook sender looks for changes and due deliveries", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 10*time.Millisecond || d > time.Minute {
+			return errors.New("must be a duration between 10ms and 1m such as 200ms")
+		}
+		c.Webhooks.Poll = d
 		return nil
 	}},
 }

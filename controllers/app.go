@@ -25,6 +25,9 @@ type App struct {
 	Store  *models.Store
 	Log    *slog.Logger
 
+	// Webhooks sends the webhook deliveries; main runs it (WebhookSender.Run).
+	Webhooks *WebhookSender
+
 	shuttingDown atomic.Bool
 	// passwords limits wrong passwords of protected records.
 	passwords *PasswordAttempts
@@ -40,6 +43,7 @@ func NewApp(cfg config.Config, store *models.Store, log *slog.Logger) *App {
 	a := &App{Config: cfg, Store: store, Log: log, passwords: NewPasswordAttempts(cfg.PasswordFailuresPerMinute),
 		embedded: models.NewVersionMemo[embeddedKey, json.RawMessage](embeddedMemoSize)}
 	a.loadSyncKey()
+	a.Webhooks = newWebhookSender(a)
 	return a
 }
 

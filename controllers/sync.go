@@ -110,13 +110,13 @@ func (a *App) beginSync(c *gin.Context, store *models.Store, kind models.ChangeK
 	if err != nil || tok.Minted.Before(now.Add(-a.syncRetention())) || tok.Minted.After(now.Add(time.Minute)) {
 		return syncPage{}, errSyncTokenExpired
 	}
-	until := tok.Until
+	until, untilMinted := tok.Until, tok.UntilMinted
 	if until == nil {
 		pos, err := store.SyncPosition(c.Request.Context())
 		if err != nil {
 			return syncPage{}, err
 		}
-		until = &pos
+		until, untilMinted = &pos, now
 	}
 	ids, total, err := store.ChangedIDs(kind, tok.From, *until, page)
 	if errors.Is(err, models.ErrUnknownPosition) {
@@ -125,8 +125,9 @@ func (a *App) beginSync(c *gin.Context, store *models.Store, kind models.ChangeK
 	if err != nil {
 		return syncPage{}, err
 	}
-	c.Header(SyncTokenHeader, models.EncodeSyncToken(key, models.SyncToken{From: *until, Minted: now}))
-	link := models.EncodeSyncToken(key, models.SyncToken{From: tok.From, Until: until, Minted: tok.Minted})
+	c.Header(SyncTokenHeader, models.EncodeSyncToken(key, models.SyncToken{From: *until, Minted: untilMinted}))
+	link := models.EncodeSyncToken(key, models.SyncToken{From: tok.From, Until: until, Minted: tok.Minted,
+		UntilMinted: untilMinted})
 	return syncPage{active: true, ids: ids, total: total, linkToken: link}, nil
 }
 

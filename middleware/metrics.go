@@ -59,6 +59,9 @@ func (m *Metrics) WatchCache(r *Responses) {
 		}, func() float64 { return float64(r.DictionarySize()) }))
 }
 
+// Register adds collectors of other parts of the service (the webhook sender's) to the registry.
+func (m *Metrics) Register(cs ...prometheus.Collector) { m.registry.MustRegister(cs...) }
+
 // Middleware records each request under its route pattern and its method (MethodLabel, RouteLabel): never the raw
 // path or an invented method, so the number of series is bounded by the route table, whatever clients send.
 func (m *Metrics) Middleware() gin.HandlerFunc {

@@ -86,8 +86,8 @@ func (s *Store) checkPosition(p SyncPosition) error {
 	return nil
 }
 
-// changeWindow scopes the changes of one kind made after from and seen by until.
-func (s *Store) changeWindow(kind ChangeKind, from, until SyncPosition) (func(*gorm.DB) *gorm.DB, error) {
+// changeWindow scopes the changes made after from and seen by until (of every kind; callers narrow it).
+func (s *Store) changeWindow(from, until SyncPosition) (func(*gorm.DB) *gorm.DB, error) {
 	if err := s.checkPosition(from); err != nil {
 		return nil, err
 	}
@@ -96,34 +96,32 @@ func (s *Store) changeWindow(kind ChangeKind, from, until SyncPosition) (func(*g
 	}
 	if s.dialect == Postgres {
 		return func(db *gorm.DB) *gorm.DB {
-			return db.Where(`kind = ? AND xid >= pg_snapshot_xmin(CAST(? AS pg_snapshot))
+			return db.Where(`xid >= pg_snapshot_xmin(CAST(? AS pg_snapshot))
 				AND xid < pg_snapshot_xmax(CAST(? AS pg_snapshot))
 				AND NOT pg_visible_in_snapshot(xid, CAST(? AS pg_snapshot))
-				AND pg_visible_in_snapshot(xid, CAST(? AS pg_snapshot))`,
-				int(kind), from.Snap, until.Snap, from.Snap, until.Snap)
+				AND pg_visible_in_snapshot(xid, CAST(? AS pg_snapshot))`, from.Snap, until.Snap, from.Snap, until.Snap)
 		}, nil
 	}
-	return func(db *gorm.DB) *gorm.DB {
-		return db.Where("kind = ? AND id > ? AND id <= ?", int(kind), from.Seq, until.Seq)
-	}, nil
+	return func(db *gorm.DB) *gorm.DB { return db.Where("id > ? AND id <= ?", from.Seq, until.Seq) }, nil
 }
 
 // ChangedIDs returns one page of the IDs of the records of kind that changed after from and up to until, in ID
 // order, and how many such records there are. It reads the changes index alone.
 func (s *Store) ChangedIDs(kind ChangeKind, from, until SyncPosition, page Page) ([]uint64, int64, error) {
-	window, err := s.changeWindow(kind, from, until)
+	window, err := s.changeWindow(from, until)
 	if err != nil {
 		return nil, 0, err
 	}
+	ofKind := func(db *gorm.DB) *gorm.DB { return db.Where("kind = ?", int(kind)) }
 	var total int64
-	if err := s.db.Table("changes").Scopes(window).Select("COUNT(DISTINCT record_id)").Scan(&total).Error; err != nil {
+	if err := s.db.Table("changes").Scopes(ofKind, window).Select("COUNT(DISTINCT record_id)").Scan(&total).Error; err != nil {
 		return nil, 0, err
 	}
 	ids := []uint64{}
 	if total == 0 || int64(page.Offset()) >= total {
 		return ids, total, nil
 	}
-	err = s.db.Table("changes").Scopes(window).Distinct("record_id").Order("record_id").
+	err = s.db.Table("changes").Scopes(ofKind, window).Distinct("record_id").Order("record_id").
 		Offset(page.Offset()).Limit(page.Size).Pluck("record_id", &ids).Error
 	return ids, total, err
 }

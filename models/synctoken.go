@@ -17,6 +17,8 @@ type SyncToken struct {
 	From   SyncPosition
 	Until  *SyncPosition
 	Minted time.Time
+	// UntilMinted is when Until was read: every page of one sync hands out the same next token.
+	UntilMinted time.Time
 }
 
 // ErrBadSyncToken is what DecodeSyncToken answers for a token it did not sign with the same key: forged,
@@ -41,6 +43,7 @@ func EncodeSyncToken(key []byte, t SyncToken) string {
 	if t.Until != nil {
 		buf = append(buf, 1)
 		buf = appendPosition(buf, *t.Until)
+		buf = binary.AppendVarint(buf, t.UntilMinted.Unix())
 	} else {
 		buf = append(buf, 0)
 	}
@@ -78,6 +81,7 @@ func DecodeSyncToken(key []byte, s string) (SyncToken, error) {
 	if d.byte() == 1 {
 		until := d.position()
 		t.Until = &until
+		t.UntilMinted = time.Unix(d.varint(), 0).UTC()
 	}
 	if d.bad || len(d.buf) != 0 {
 		return SyncToken{}, ErrBadSyncToken

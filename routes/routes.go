@@ -88,6 +88,7 @@ func Table(app *controllers.App) []endpoint.Route {
 	table = append(table, venueRoutes(app)...)
 	table = append(table, organizerRoutes(app)...)
 	table = append(table, termRoutes(app)...)
+	table = append(table, webhookRoutes(app)...)
 	index.Routes = table
 	doc.Routes = table
 	return table
@@ -316,6 +317,61 @@ func termAuth(e endpoint.Endpoint, kind string) endpoint.Endpoint {
 		Respond(http.StatusForbidden, "Error", "The caller's role may not manage "+kind+"s (rest_forbidden)")
 }
 
+// webhookRoutes are the webhook subscriptions, their delivery log and redelivery: administrators only.
+func webhookRoutes(app *controllers.App) []endpoint.Route {
+	wc := &controllers.WebhookController{App: app}
+	admin := func(e endpoint.Endpoint) endpoint.Endpoint {
+		return e.Authenticated().
+			Respond(http.StatusUnauthorized, "Error", "No credentials, or bad ones (rest_forbidden)").
+			Respond(http.StatusForbidden, "Error", "The caller is not an administrator (rest_forbidden)")
+	}
+	notFound := "No such webhook (rest-webhook-not-found)"
+	return []endpoint.Route{
+		{Path: "/webhooks", Endpoints: []endpoint.Endpoint{
+			admin(endpoint.Get(wc.List)).Doc("List webhooks", "Every subscription, without its secret.").
+				Respond(http.StatusOK, "Webhooks", "The subscriptions"),
+			admin(endpoint.Post(wc.Create).Require("url")).Doc("Create a webhook", "Subscribes url to the change "+
+				"types in events (default all). Each change is POSTed as JSON {id, type, occurred_at, data, "+
+				"changed} with X-Calendar-Delivery and X-Calendar-Signature (t=<unix seconds>,v1=<hex "+
+				"HMAC-SHA256 of \"<t>.<body>\" keyed with the secret>). The answer is the only one that shows "+
+				"the secret (generated when not sent). A URL whose host is or resolves to a loopback, private, "+
+				"link-local or otherwise non-public address is 400 naming url, unless the service allows private "+
+				"addresses.").
+				Respond(http.StatusCreated, "WebhookCreated", "The subscription, with its secret; Location names it").
+				Respond(http.StatusBadRequest, "Error", "A missing or bad parameter (rest_invalid_param)"),
+		}},
+		{Path: "/webhooks/:id", Endpoints: []endpoint.Endpoint{
+			admin(endpoint.Get(wc.Get)).Doc("Read a webhook", "The subscription, without its secret.").
+				Respond(http.StatusOK, "Webhook", "The subscription").
+				Respond(http.StatusNotFound, "Error", notFound),
+			admin(endpoint.Update(wc.Update)).Doc("Update a webhook", "Changes the fields sent (a new secret "+
+				"signs the next attempts); POST, PUT and PATCH are the same. The answer does not show the secret.").
+				Respond(http.StatusOK, "Webhook", "The subscription as updated").
+				Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
+				Respond(http.StatusNotFound, "Error", notFound),
+			admin(endpoint.Delete(wc.Delete)).Doc("Delete a webhook", "Deletes the subscription and its "+
+				"deliveries, sent or not.").
+				Respond(http.StatusOK, "Webhook", "The subscription as it was").
+				Respond(http.StatusNotFound, "Error", notFound),
+		}},
+		{Path: "/webhooks/:id/deliveries", Endpoints: []endpoint.Endpoint{
+			admin(endpoint.Get(wc.Deliveries)).Doc("List a webhook's deliveries", "Newest first: type, "+
+				"status (pending, sent, failed), attempts, the last answer's status and error, and the next "+
+				"attempt. A delivery that gets no 2xx answer within the timeout is retried after about 1 min, "+
+				"5 min, 30 min, 2 h, 6 h, then every 12 h, for 3 days, then marked failed.").
+				Respond(http.StatusOK, "WebhookDeliveries", "A page of deliveries").
+				Respond(http.StatusNotFound, "Error", notFound),
+		}},
+		{Path: "/webhooks/:id/deliveries/:delivery/redeliver", Endpoints: []endpoint.Endpoint{
+			admin(endpoint.Post(wc.Redeliver)).Doc("Redeliver", "Puts the delivery back in the queue, due "+
+				"now, with the same body and its attempts counted anew.").
+				Respond(http.StatusAccepted, "WebhookDelivery", "The delivery, pending").
+				Respond(http.StatusNotFound, "Error", "No such webhook or delivery (rest-webhook-not-found, "+
+					"rest-delivery-not-found)"),
+		}},
+	}
+}
+
 // responseCacheBytes bounds the memory of the anonymous response cache.
 const responseCacheBytes = 32 << 20
 
@@ -353,6 +409,7 @@ func New(app *controllers.App) http.Handler {
 	api := r.Group(app.Config.APIRoot())
 	responses := middleware.NewResponses(app.Store, responseCacheBytes)
 	metrics.WatchCache(responses)
+	metrics.Register(app.Webhooks.Collectors()...)
 	bodies := middleware.NewBodies(middleware.MaxBodiesAtOnce)
 	for _, rr := range routerRoutes(Table(app)) {
 		handlers := []gin.HandlerFunc{rr.handler()}

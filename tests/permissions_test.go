@@ -100,6 +100,8 @@ var writeTargets = map[string]writeTarget{
 	"/organizers/by-slug/:slug": {"organizers", "slug"},
 	"/categories":               {"categories", ""}, "/categories/:id": {"categories", "id"},
 	"/tags": {"tags", ""}, "/tags/:id": {"tags", "id"},
+	"/webhooks": {"webhooks", "admin"}, "/webhooks/:id": {"webhooks", "admin"},
+	"/webhooks/:id/deliveries/:delivery/redeliver": {"webhooks", "admin"},
 }
 
 // ownedKind is an owned record kind (events, venues, organizers) as the matrices use it.
@@ -202,7 +204,7 @@ func TestEveryWriteRouteByRoleOwnershipAndStatus(t *testing.T) {
 						continue
 					}
 					target, ok := writeTargets[route.Path]
-					if ok && target.by == "" && method != http.MethodPost {
+					if ok && target.by == "" && method != http.MethodPost && target.by != "admin" {
 						ok = false // only POST creates on a collection; another method needs rules of its own
 					}
 					if !ok {
@@ -219,6 +221,8 @@ func TestEveryWriteRouteByRoleOwnershipAndStatus(t *testing.T) {
 						m := &writeMatrix{t: t, app: app, actors: actors, requests: &requests,
 							other: actor{role: "author", id: int(app.userID(login)), token: token}}
 						switch {
+						case target.by == "admin":
+							app.expectAdminOnly(t, actors, method, path)
 						case target.kind == "categories" || target.kind == "tags":
 							m.terms(target, method)
 						case target.by == "":
@@ -487,6 +491,7 @@ var readTargets = map[string]string{
 	"/venues": "list", "/venues/:id": "single", "/venues/by-slug/:slug": "single",
 	"/organizers": "list", "/organizers/:id": "single", "/organizers/by-slug/:slug": "single",
 	"/categories": "terms", "/categories/:id": "term", "/tags": "terms", "/tags/:id": "term",
+	"/webhooks": "admin", "/webhooks/:id": "admin", "/webhooks/:id/deliveries": "admin",
 }
 
 // readMatrix is the state of TestEveryReadRouteByRoleAndStatus.
@@ -588,6 +593,13 @@ func TestEveryReadRouteByRoleAndStatus(t *testing.T) {
 		for _, path := range []string{"/", "/doc"} {
 			for _, a := range m.actors {
 				m.get(path, a).ExpectStatus(t, http.StatusOK)
+			}
+		}
+	})
+	t.Run("administrators' routes", func(t *testing.T) {
+		for path, target := range readTargets {
+			if target == "admin" {
+				m.app.expectAdminOnly(t, m.actors, http.MethodGet, path)
 			}
 		}
 	})

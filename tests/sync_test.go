@@ -195,6 +195,7 @@ func TestSyncPagesAreFixed(t *testing.T) {
 	// A change between the pages: a new event with a lower ID cannot exist, so change an early one and add one.
 	app.updateEvent(t, http.MethodPatch, fmt.Sprintf("/events/%d", ids[0]), editor, map[string]any{"title": "Changed meanwhile"})
 	late := int(app.createEvent(t, editor, eventBody("Late", 2, "status", "publish"))["id"].(float64))
+	time.Sleep(1100 * time.Millisecond) // the next pages are answered in another second than the first
 	seen := idsOf(body["events"])
 	tokens := map[string]bool{first.Header.Get("X-Sync-Token"): true}
 	next, _ := body["next_rest_url"].(string)

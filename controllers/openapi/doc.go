@@ -504,6 +504,26 @@ func apiDescription(cfg config.Config) string {
 			"older than that, or one this service did not hand out (tokens are signed with a key kept in the " +
 			"database, which every instance shares), is `410 sync_token_expired`: list again without it.",
 
+		"## Webhooks\n\n" +
+			"- Administrators subscribe URLs to change types (`event.created`, `event.updated`, `event.deleted`, and " +
+			"the same for `venue`, `organizer`, `category`, `tag`; `*` for all) at `/webhooks`; everyone else gets " +
+			"401 or 403. The secret is shown only in the answer to the create.\n" +
+			"- Each change is POSTed as JSON `{id, type, occurred_at, data, changed}` with `X-Calendar-Delivery` and " +
+			"`X-Calendar-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\" keyed with the " +
+			"secret>`. `data` is the record as an administrator reads it in lists (after a permanent delete: its " +
+			"stored fields as they were); moving to the trash is `*.deleted` with status `trash`. Changes of one " +
+			"record read together make one delivery, so a recurring series' edit sends one delivery per occurrence " +
+			"it touched; link and count changes are not delivered.\n" +
+			"- A 2xx answer within " + cfg.Webhooks.Timeout.String() + " is a success; anything else (timeouts, " +
+			"closed connections and redirects included, which are never followed) is retried after about 1 min, " +
+			"5 min, 30 min, 2 h, 6 h, then every 12 h, for 3 days, then marked failed. One record's deliveries " +
+			"are sent in order. Deliveries wait in the database and survive restarts; instances sharing a " +
+			"PostgreSQL database claim them with row locks, so each is sent by one of them.\n" +
+			"- A URL whose host is or resolves to a loopback, private, link-local or otherwise non-public address " +
+			"is `400` naming `url`" + map[bool]string{true: " (allowed on this deployment: " +
+			"CALENDAR_WEBHOOK_ALLOW_PRIVATE is on)", false: ""}[cfg.Webhooks.AllowPrivate] + "; the address " +
+			"connected to is checked again at every attempt.",
+
 		"## Authentication and permissions\n\n" +
 			"- Reads are public; writes need `Authorization: Bearer TOKEN` or `Authorization: Basic " +
 			"base64(LOGIN:TOKEN)`. Tokens are made with the service's command line (`users create`, `users " +

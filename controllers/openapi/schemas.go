@@ -198,6 +198,18 @@ func componentSchemas() openapi3.Schemas {
 	add("CategoryList", listSchema("categories", "Category", false))
 	add("TagList", listSchema("tags", "Tag", false))
 
+	add("Webhook", webhookSchema(false))
+	add("WebhookCreated", webhookSchema(true))
+	add("Webhooks", closedObject("Every webhook subscription, by ID.", []string{"webhooks"},
+		member("webhooks", "", arraySchema(schemaRef("Webhook")))))
+	add("WebhookDelivery", webhookDeliverySchema())
+	add("WebhookDeliveries", closedObject("A page of a subscription's deliveries, newest first. The same totals "+
+		"are in the X-TEC-Total and X-TEC-TotalPages headers, the links in the Link header.",
+		[]string{"deliveries", "total", "total_pages"},
+		member("deliveries", "", arraySchema(schemaRef("WebhookDelivery"))),
+		member("total", "How many deliveries the subscription has.", integerSchema().WithMin(0)),
+		member("total_pages", "How many pages there are; 0 when there are none.", integerSchema().WithMin(0))))
+
 	add("Error", errorSchema())
 	add("NamespaceIndex", namespaceIndexSchema(schemas))
 	// The document follows the OpenAPI specification; this checks the members every OpenAPI document has.
@@ -471,5 +483,47 @@ func namespaceIndexSchema(schemas openapi3.Schemas) *openapi3.Schema {
 		member("namespace", "", stringSchema()),
 		schemaMember{"routes", routes.NewRef()},
 		member("_links", "", closedObject("", []string{"up"}, links("up"))),
+	)
+}
+
+// webhookSchema is a subscription; only the answer to its create has the secret.
+func webhookSchema(withSecret bool) *openapi3.Schema {
+	required := []string{"id", "url", "events", "created_at", "updated_at"}
+	members := []schemaMember{
+		member("id", "", integerSchema().WithMin(1)),
+		member("url", "Where deliveries are POSTed.", stringSchema().WithFormat("uri")),
+		member("events", "The change types delivered; [\"*\"] for all.", arraySchema(stringSchema().NewRef())),
+		member("created_at", "UTC.", stringSchema()),
+		member("updated_at", "UTC.", stringSchema()),
+	}
+	description := "A webhook subscription. Its secret is never shown again after the create."
+	if withSecret {
+		required = append(required, "secret")
+		members = append(members, member("secret", "The key of the deliveries' signatures: keep it, it is not "+
+			"shown again.", stringSchema()))
+		description = "A webhook subscription as created, with its secret (shown this once)."
+	}
+	return closedObject(description, required, members...)
+}
+
+// webhookDeliverySchema is an entry of a subscription's delivery log.
+func webhookDeliverySchema() *openapi3.Schema {
+	return closedObject("One delivery: a change POSTed, or to be POSTed, to a subscription.",
+		[]string{"id", "type", "record_id", "status", "attempts", "last_status", "last_error", "created_at",
+			"next_attempt_at", "done_at"},
+		member("id", "Also the X-Calendar-Delivery header and the body's id.", integerSchema().WithMin(1)),
+		member("type", "The change type, such as event.updated.", stringSchema()),
+		member("record_id", "The ID of the record that changed.", integerSchema().WithMin(1)),
+		member("status", "pending (waiting for an attempt or being sent), sent (a 2xx answer) or failed (no 2xx "+
+			"answer within the retry span).", stringSchema().WithEnum("pending", "sent", "failed")),
+		member("attempts", "Attempts made so far.", integerSchema().WithMin(0)),
+		member("last_status", "The HTTP status of the last answer; 0 when there was none (no attempt yet, "+
+			"timeout, refused or closed connection).", integerSchema().WithMin(0)),
+		member("last_error", "What went wrong in the last attempt; empty when it succeeded or none was made.",
+			stringSchema()),
+		member("created_at", "UTC.", stringSchema()),
+		member("next_attempt_at", "When a pending delivery is attempted next (UTC); null otherwise.",
+			stringSchema().WithNullable()),
+		member("done_at", "When it was sent or given up (UTC); null while pending.", stringSchema().WithNullable()),
 	)
 }

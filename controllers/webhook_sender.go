@@ -1,0 +1,298 @@
+package controllers
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"calendar/models"
+)
+
+// WebhookSender turns the change history into deliveries and sends them: inside the service, a bounded number at
+// a time, each with a timeout, retried with growing delays. Deliveries wait in the database, so a restart loses
+// none, and instances sharing a PostgreSQL database share the work, each delivery sent by one of them.
+type WebhookSender struct {
+	app    *App
+	client *http.Client
+	wake   chan struct{}
+
+	sent, failed, retried prometheus.Counter
+	depth, oldest         prometheus.Gauge
+}
+
+// dispatchBatch bounds the changes one dispatch transaction turns into deliveries.
+const dispatchBatch = 500
+
+func newWebhookSender(a *App) *WebhookSender {
+	cfg := a.Config.Webhooks
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	dialer := &net.Dialer{Timeout: timeout}
+	if !cfg.AllowPrivate {
+		// Checked on the address actually dialled, after resolution: a host that resolved to a public address
+		// when the subscription was made and to a private one now (DNS rebinding) is refused here.
+		dialer.Control = func(_, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil || !PublicAddress(ap.Addr()) {
+				return fmt.Errorf("refused to connect to %s: not a public address", address)
+			}
+			return nil
+		}
+	}
+	transport := &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 16,
+		IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: timeout, Proxy: nil}
+	s := &WebhookSender{app: a, wake: make(chan struct{}, 1),
+		client: &http.Client{Transport: transport, Timeout: timeout,
+			// A redirect is an answer that is not 2xx: retried, never followed (it could lead anywhere).
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		sent: prometheus.NewCounter(prometheus.CounterOpts{Name: "calendar_webhook_deliveries_sent_total",
+			Help: "Webhook deliveries a receiver accepted (2xx), sent by this instance."}),
+		failed: prometheus.NewCounter(prometheus.CounterOpts{Name: "calendar_webhook_deliveries_failed_total",
+			Help: "Webhook deliveries given up after their retries, by this instance."}),
+		retried: prometheus.NewCounter(prometheus.CounterOpts{Name: "calendar_webhook_deliveries_retried_total",
+			Help: "Webhook attempts that failed and were scheduled again, by this instance."}),
+		depth: prometheus.NewGauge(prometheus.GaugeOpts{Name: "calendar_webhook_queue_depth",
+			Help: "Webhook deliveries waiting to be sent (all instances)."}),
+		oldest: prometheus.NewGauge(prometheus.GaugeOpts{Name: "calendar_webhook_oldest_pending_seconds",
+			Help: "Age of the oldest webhook delivery waiting to be sent (0 when none)."}),
+	}
+	return s
+}
+
+// Collectors are the sender's Prometheus metrics.
+func (s *WebhookSender) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{s.sent, s.failed, s.retried, s.depth, s.oldest}
+}
+
+// Wake makes the sender look for work now instead of at its next poll.
+func (s *WebhookSender) Wake() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run dispatches and sends until ctx ends, then waits for the attempts under way (each bounded by the timeout)
+// and returns. Claimed deliveries that an abrupt stop leaves unsent are claimed again once their lease ends.
+func (s *WebhookSender) Run(ctx context.Context) {
+	cfg := s.app.Config.Webhooks
+	poll, concurrency := cfg.Poll, cfg.Concurrency
+	if poll <= 0 {
+		poll = 200 * time.Millisecond
+	}
+	if concurrency <= 0 {
+		concurrency = 8
+	}
+	slots := make(chan struct{}, concurrency)
+	var inflight sync.WaitGroup
+	defer inflight.Wait()
+	ticker := time.NewTicker(poll)
+	defer ticker.Stop()
+	lastGauge := time.Time{}
+	for {
+		s.dispatch(ctx)
+		s.claimAndSend(ctx, slots, &inflight)
+		if time.Since(lastGauge) > 5*time.Second {
+			s.measure(ctx)
+			lastGauge = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		case <-s.wake:
+		}
+	}
+}
+
+// dispatch turns new changes into deliveries, a batch at a time, until it has caught up.
+func (s *WebhookSender) dispatch(ctx context.Context) {
+	for ctx.Err() == nil {
+		n, err := s.app.Store.DispatchChanges(ctx, dispatchBatch, s.build)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.app.Log.Warn("webhooks: dispatching changes", "error", err)
+			}
+			return
+		}
+		if n < dispatchBatch {
+			return
+		}
+	}
+}
+
+// claimAndSend claims as many due deliveries as there are free slots and sends each in a goroutine of its own.
+func (s *WebhookSender) claimAndSend(ctx context.Context, slots chan struct{}, inflight *sync.WaitGroup) {
+	free := cap(slots) - len(slots)
+	if free == 0 || ctx.Err() != nil {
+		return
+	}
+	now := time.Now()
+	deliveries, err := s.app.Store.ClaimDeliveries(ctx, now, now.Add(s.lease()), free)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.app.Log.Warn("webhooks: claiming deliveries", "error", err)
+		}
+		return
+	}
+	for i := range deliveries {
+		d := deliveries[i]
+		slots <- struct{}{}
+		inflight.Add(1)
+		go func() {
+			defer func() { <-slots; inflight.Done(); s.Wake() }()
+			s.send(&d)
+		}()
+	}
+}
+
+// lease is how long a claimed delivery is this instance's: an attempt's timeout and a margin.
+func (s *WebhookSender) lease() time.Duration {
+	return s.client.Timeout + 5*time.Second
+}
+
+// send makes one attempt and records its outcome. It runs to its end even while the service stops (bounded by
+// the client's timeout), so that no answered attempt goes unrecorded.
+func (s *WebhookSender) send(d *models.WebhookDelivery) {
+	ctx := context.Background()
+	sub, err := s.app.Store.Webhook(ctx, d.WebhookID)
+	if errors.Is(err, models.ErrWebhookNotFound) {
+		return // deleted meanwhile, with its deliveries
+	}
+	if err != nil {
+		s.app.Log.Warn("webhooks: reading a subscription", "webhook", d.WebhookID, "error", err)
+		return // claimed again when the lease ends
+	}
+	body := deliveryBody(d)
+	status, errText := s.post(ctx, sub, d, body)
+	now := time.Now()
+	ok := status >= 200 && status < 300
+	var next time.Time
+	switch {
+	case ok:
+		s.sent.Inc()
+	default:
+		if delay, retry := s.retryDelay(d.Attempts); retry {
+			next = now.Add(delay)
+			s.retried.Inc()
+		} else {
+			s.failed.Inc()
+		}
+		s.app.Log.Info("webhooks: delivery failed", "delivery", d.ID, "webhook", d.WebhookID, "attempt", d.Attempts,
+			"status", status, "error", errText, "retry_at", next)
+	}
+	if err := s.app.Store.FinishDelivery(ctx, d, status, errText, ok, next, now); err != nil {
+		s.app.Log.Warn("webhooks: recording an attempt", "delivery", d.ID, "error", err)
+	}
+}
+
+// post sends the delivery and returns the receiver's status (0 when there was none) and what went wrong.
+func (s *WebhookSender) post(ctx context.Context, sub *models.Webhook, d *models.WebhookDelivery,
+	body []byte) (int, string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, sub.URL, bytes.NewReader(body))
+	if err != nil {
+		return 0, err.Error()
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "calendar-webhooks/1")
+	req.Header.Set("X-Calendar-Delivery", strconv.FormatUint(d.ID, 10))
+	req.Header.Set("X-Calendar-Signature", Signature(sub.Secret, time.Now(), body))
+	res, err := s.client.Do(req)
+	if err != nil {
+		return 0, sanitiseError(err, sub.URL)
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	if res.StatusCode < 200 || res.StatusCode >= 300 {
+		return res.StatusCode, "the receiver answered " + res.Status
+	}
+	return res.StatusCode, ""
+}
+
+// sanitiseError is the text of a failed attempt, without the URL (whose query may hold a receiver's token).
+func sanitiseError(err error, rawURL string) string {
+	text := err.Error()
+	if rawURL != "" {
+		text = strings.ReplaceAll(text, rawURL, "the webhook URL")
+	}
+	if len(text) > 500 {
+		text = text[:500]
+	}
+	return text
+}
+
+// Signature is the X-Calendar-Signature of body sent at t: "t=<unix seconds>,v1=<hex HMAC-SHA256 of
+// "<t>.<body>" keyed with the secret>".
+func Signature(secret string, t time.Time, body []byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts))
+	mac.Write([]byte{'.'})
+	mac.Write(body)
+	return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// retryDelay is the wait after a delivery's attempts-th failed attempt, and false once the retries have covered
+// the configured span (3 days by default): 1 min, 5 min, 30 min, 2 h, 6 h, then every 12 h.
+func (s *WebhookSender) retryDelay(attempts int) (time.Duration, bool) {
+	cfg := s.app.Config.Webhooks
+	delays, span := cfg.RetryDelays, cfg.RetryFor
+	if len(delays) == 0 {
+		delays = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour,
+			12 * time.Hour}
+	}
+	if span <= 0 {
+		span = 72 * time.Hour
+	}
+	var waited time.Duration
+	for i := 0; i < attempts-1; i++ {
+		waited += delays[min(i, len(delays)-1)]
+	}
+	if waited >= span {
+		return 0, false
+	}
+	return delays[min(attempts-1, len(delays)-1)], true
+}
+
+// measure sets the queue gauges.
+func (s *WebhookSender) measure(ctx context.Context) {
+	n, oldest, err := s.app.Store.DeliveryQueue(ctx)
+	if err != nil {
+		return
+	}
+	s.depth.Set(float64(n))
+	if oldest.IsZero() {
+		s.oldest.Set(0)
+	} else {
+		s.oldest.Set(time.Since(oldest).Seconds())
+	}
+}
+
+// deliveryBody is the JSON POSTed: the delivery's id and type, then what the dispatcher stored (occurred_at, data
+// and changed). It is the same on every attempt.
+func deliveryBody(d *models.WebhookDelivery) []byte {
+	head, _ := json.Marshal(struct {
+		ID   uint64 `json:"id"`
+		Type string `json:"type"`
+	}{d.ID, d.Type})
+	body := append(head[:len(head)-1], ',')
+	return append(body, d.Payload[1:]...)
+}

@@ -1,0 +1,278 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Webhook is a subscription: the service POSTs the changes of the types in Events to URL, signed with Secret.
+type Webhook struct {
+	ID  uint64 `gorm:"primaryKey"`
+	URL string `gorm:"not null"`
+	// Events is "*" or a comma-separated list of types such as event.created.
+	Events    string `gorm:"not null"`
+	Secret    string `gorm:"not null"`
+	CreatedAt int64  `gorm:"not null;autoCreateTime:milli"`
+	UpdatedAt int64  `gorm:"not null;autoUpdateTime:milli"`
+}
+
+// Delivery statuses.
+const (
+	DeliveryPending = "pending"
+	DeliverySent    = "sent"
+	DeliveryFailed  = "failed"
+)
+
+// WebhookDelivery is one POST of one change to one subscription, waiting in the database until it is sent or
+// given up.
+type WebhookDelivery struct {
+	ID            uint64     `gorm:"primaryKey"`
+	WebhookID     uint64     `gorm:"not null"`
+	Kind          ChangeKind `gorm:"not null"`
+	RecordID      uint64     `gorm:"not null"`
+	Type          string     `gorm:"size:32;not null"`
+	Payload       string     `gorm:"not null"`
+	Status        string     `gorm:"size:16;not null"`
+	Attempts      int        `gorm:"not null;default:0"`
+	LastStatus    int        `gorm:"not null;default:0"`
+	LastError     string     `gorm:"not null;default:''"`
+	CreatedAt     int64      `gorm:"not null"`
+	NextAttemptAt int64      `gorm:"not null"`
+	DoneAt        int64      `gorm:"not null;default:0"`
+}
+
+// ErrWebhookNotFound is the answer for a subscription or delivery that does not exist.
+var ErrWebhookNotFound = errors.New("models: no such webhook")
+
+// CreateWebhook stores a new subscription.
+func (s *Store) CreateWebhook(ctx context.Context, w *Webhook) error {
+	return s.outsideVersion(ctx, func(db *gorm.DB) error { return db.Create(w).Error })
+}
+
+// Webhooks lists the subscriptions by ID.
+func (s *Store) Webhooks(ctx context.Context) ([]Webhook, error) {
+	var out []Webhook
+	err := s.db.WithContext(ctx).Order("id").Find(&out).Error
+	return out, err
+}
+
+// Webhook reads one subscription.
+func (s *Store) Webhook(ctx context.Context, id uint64) (*Webhook, error) {
+	var w Webhook
+	err := s.db.WithContext(ctx).Where("id = ?", id).Take(&w).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrWebhookNotFound
+	}
+	return &w, err
+}
+
+// SaveWebhook writes a changed subscription.
+func (s *Store) SaveWebhook(ctx context.Context, w *Webhook) error {
+	return s.outsideVersion(ctx, func(db *gorm.DB) error {
+		return db.Model(w).Select("url", "events", "secret", "updated_at").Updates(w).Error
+	})
+}
+
+// DeleteWebhook deletes a subscription and its deliveries.
+func (s *Store) DeleteWebhook(ctx context.Context, id uint64) error {
+	return s.outsideVersion(ctx, func(db *gorm.DB) error {
+		if err := db.Where("webhook_id = ?", id).Delete(&WebhookDelivery{}).Error; err != nil {
+			return err
+		}
+		res := db.Where("id = ?", id).Delete(&Webhook{})
+		if res.Error == nil && res.RowsAffected == 0 {
+			return ErrWebhookNotFound
+		}
+		return res.Error
+	})
+}
+
+// WebhookDeliveries lists one page of a subscription's deliveries, newest first, and how many it has.
+func (s *Store) WebhookDeliveries(ctx context.Context, webhookID uint64, p Page) ([]WebhookDelivery, int64, error) {
+	db := s.db.WithContext(ctx).Model(&WebhookDelivery{}).Where("webhook_id = ?", webhookID)
+	var total int64
+	if err := db.Count(&total).Error; err != nil {
+		return nil, 0, err
+	}
+	out := []WebhookDelivery{}
+	err := db.Order("id DESC").Offset(p.Offset()).Limit(p.Size).Find(&out).Error
+	return out, total, err
+}
+
+// Redeliver puts a delivery back in the queue, due now, with its attempts counted anew.
+func (s *Store) Redeliver(ctx context.Context, webhookID, id uint64, now time.Time) (*WebhookDelivery, error) {
+	var d WebhookDelivery
+	err := s.outsideVersion(ctx, func(db *gorm.DB) error {
+		res := db.Model(&WebhookDelivery{}).Where("id = ? AND webhook_id = ?", id, webhookID).
+			Updates(map[string]any{"status": DeliveryPending, "attempts": 0, "next_attempt_at": now.UnixMilli(),
+				"done_at": 0})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return ErrWebhookNotFound
+		}
+		return db.Where("id = ?", id).Take(&d).Error
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// Change is one row of the change history, as the webhook dispatcher reads it.
+type Change struct {
+	ID       int64
+	Kind     ChangeKind
+	RecordID uint64
+	Op       string
+	Fields   string
+	Old      string
+	At       int64 // Unix seconds
+}
+
+// webhookCursor is the dispatcher's position: the changes up to From have their deliveries; while Busy, those
+// after From and up to Until are being turned into deliveries, up to change AfterID.
+type webhookCursor struct {
+	ID        int
+	FromSeq   int64
+	FromSnap  string
+	UntilSeq  int64
+	UntilSnap string
+	Busy      bool
+	AfterID   int64
+}
+
+func (webhookCursor) TableName() string { return "webhook_cursor" }
+
+// DispatchChanges turns the next batch of at most limit changes (created, updated or deleted records; link and
+// count changes are left to sync) into deliveries, in one transaction: build makes the deliveries of the changes,
+// in change order, and the dispatcher's position moves past them with their insertion. Only one instance
+// dispatches at a time (the position's row lock; others skip their turn). With no subscription it only moves the
+// position. It returns how many changes it read.
+func (s *Store) DispatchChanges(ctx context.Context, limit int,
+	build func(tx *Store, subs []Webhook, changes []Change) ([]WebhookDelivery, error)) (int, error) {
+	read := 0
+	err := s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
+		tx := s.on(db)
+		var cur webhookCursor
+		q := db.Where("id = 1")
+		if s.dialect == Postgres {
+			q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
+		}
+		if res := q.Limit(1).Find(&cur); res.Error != nil || res.RowsAffected == 0 {
+			return res.Error // another instance is dispatching
+		}
+		if !cur.Busy {
+			pos, err := tx.SyncPosition(ctx)
+			if err != nil {
+				return err
+			}
+			cur.UntilSeq, cur.UntilSnap, cur.AfterID = pos.Seq, pos.Snap, 0
+			cur.Busy = true
+		}
+		var subs []Webhook
+		if err := db.Order("id").Find(&subs).Error; err != nil {
+			return err
+		}
+		var changes []Change
+		if len(subs) > 0 {
+			window, err := tx.changeWindow(SyncPosition{Seq: cur.FromSeq, Snap: cur.FromSnap},
+				SyncPosition{Seq: cur.UntilSeq, Snap: cur.UntilSnap})
+			if err != nil {
+				return err
+			}
+			// Every kind: the PostgreSQL index (kind, xid, record_id) is read as five ranges.
+			if err := db.Table("changes").Scopes(window).Where("kind IN (1, 2, 3, 4, 5) AND op <> 'l' AND id > ?", cur.AfterID).Order("id").Limit(limit).
+				Select("id, kind, record_id, op, COALESCE(fields, '') AS fields, COALESCE(CAST(old AS TEXT), '') AS old, at").
+				Scan(&changes).Error; err != nil {
+				return err
+			}
+			read = len(changes)
+			if len(changes) > 0 {
+				deliveries, err := build(tx, subs, changes)
+				if err != nil {
+					return err
+				}
+				if len(deliveries) > 0 {
+					if err := db.CreateInBatches(deliveries, 500).Error; err != nil {
+						return err
+					}
+				}
+				cur.AfterID = changes[len(changes)-1].ID
+			}
+		}
+		if len(changes) < limit {
+			cur.FromSeq, cur.FromSnap, cur.Busy, cur.AfterID = cur.UntilSeq, cur.UntilSnap, false, 0
+		}
+		return db.Model(&webhookCursor{}).Where("id = 1").Select("*").Updates(&cur).Error
+	})
+	return read, err
+}
+
+// ClaimDeliveries takes up to limit due deliveries for this instance to send: each is the oldest pending one of
+// its subscription and record (so one record's changes go out in order), and is leased until lease: no other
+// instance takes it before then, and one that was taken by an instance that died is taken again after. On
+// PostgreSQL, rows another instance is claiming are skipped (FOR UPDATE SKIP LOCKED), and a row another instance
+// claimed meanwhile is re-checked and left, so each claim goes to one instance. Each claim counts an attempt.
+func (s *Store) ClaimDeliveries(ctx context.Context, now, lease time.Time, limit int) ([]WebhookDelivery, error) {
+	var out []WebhookDelivery
+	err := s.outsideVersion(ctx, func(db *gorm.DB) error {
+		if s.dialect == Postgres {
+			return db.Raw(`UPDATE webhook_deliveries SET next_attempt_at = ?, attempts = attempts + 1
+				WHERE id IN (SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= ?
+					AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.status = 'pending'
+						AND e.webhook_id = d.webhook_id AND e.kind = d.kind AND e.record_id = d.record_id AND e.id < d.id)
+					ORDER BY d.next_attempt_at, d.id LIMIT ? FOR UPDATE SKIP LOCKED)
+				RETURNING *`, lease.UnixMilli(), now.UnixMilli(), limit).Scan(&out).Error
+		}
+		return db.Raw(`UPDATE webhook_deliveries SET next_attempt_at = ?, attempts = attempts + 1
+			WHERE id IN (SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= ?
+				AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.status = 'pending'
+					AND e.webhook_id = d.webhook_id AND e.kind = d.kind AND e.record_id = d.record_id AND e.id < d.id)
+				ORDER BY d.next_attempt_at, d.id LIMIT ?)
+			RETURNING *`, lease.UnixMilli(), now.UnixMilli(), limit).Scan(&out).Error
+	})
+	return out, err
+}
+
+// outsideVersion runs fn in a transaction of its own that does not advance the data version: webhook bookkeeping
+// changes no answer the response cache holds.
+func (s *Store) outsideVersion(ctx context.Context, fn func(db *gorm.DB) error) error {
+	return s.db.WithContext(ctx).Transaction(fn)
+}
+
+// FinishDelivery records an attempt's outcome: sent, due again at next, or failed for good (next zero).
+func (s *Store) FinishDelivery(ctx context.Context, d *WebhookDelivery, status int, errText string, sent bool,
+	next time.Time, now time.Time) error {
+	values := map[string]any{"last_status": status, "last_error": errText}
+	switch {
+	case sent:
+		values["status"], values["done_at"] = DeliverySent, now.UnixMilli()
+	case next.IsZero():
+		values["status"], values["done_at"] = DeliveryFailed, now.UnixMilli()
+	default:
+		values["next_attempt_at"] = next.UnixMilli()
+	}
+	return s.outsideVersion(ctx, func(db *gorm.DB) error {
+		return db.Model(&WebhookDelivery{}).Where("id = ?", d.ID).Updates(values).Error
+	})
+}
+
+// DeliveryQueue reports how many deliveries are pending and when the oldest of them was made (zero: none).
+func (s *Store) DeliveryQueue(ctx context.Context) (int64, time.Time, error) {
+	var row struct {
+		N      int64
+		Oldest int64
+	}
+	err := s.db.WithContext(ctx).Raw(`SELECT COUNT(*) AS n, COALESCE(MIN(created_at), 0) AS oldest
+		FROM webhook_deliveries WHERE status = 'pending'`).Scan(&row).Error
+	if err != nil || row.Oldest == 0 {
+		return row.N, time.Time{}, err
+	}
+	return row.N, time.UnixMilli(row.Oldest), nil
+}
