@@ -28,6 +28,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"calendar/config"
 	"calendar/controllers"
 	"calendar/models"
@@ -119,6 +121,8 @@ func serve(ctx context.Context, cfg config.Config, store *models.Store, log *slo
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", cfg.Addr, err)
 	}
+	// Every connection holds buffers and a goroutine, and may hold a request body: the cap bounds them all.
+	ln = netutil.LimitListener(ln, cfg.MaxConnections)
 	log.Info("listening", "addr", ln.Addr().String(), "driver", cfg.Database.Driver, "api_root", cfg.APIRoot())
 
 	if cfg.PprofAddr != "" {

@@ -352,7 +352,7 @@ func (s *seeder) event(id uint64, start time.Time) models.Event {
 		day := time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, time.UTC)
 		e.AllDay, e.StartUTC, e.EndUTC = true, day, day.Add(24*time.Hour-time.Second)
 	case r < 10:
-		e.Password = models.HashEventPassword("secret")
+		e.Password = seededPassword
 	case r < 12:
 		e.Status = models.StatusDraft
 	}
@@ -412,3 +412,7 @@ func (s *seeder) finish(store *models.Store) error {
 	// first scenarios for the two cores.
 	return s.db.Exec("CHECKPOINT").Error
 }
+
+// seededPassword is the stored password of the seeded protected events: derived once, since deriving it for each
+// (the key derivation is deliberately slow) would only slow the seeding.
+var seededPassword = models.HashRecordPassword("secret")

@@ -46,6 +46,9 @@ type Config struct {
 	CurrencyPosition string
 	// AuthFailuresPerMinute limits failed authentication attempts per client address.
 	AuthFailuresPerMinute int
+	// PasswordFailuresPerMinute limits wrong passwords of protected records per client address (and three times
+	// as many per record).
+	PasswordFailuresPerMinute int
 	// RateLimit is an optional general limit of requests per second per token or address (0 = off).
 	RateLimit float64
 	// TrustedProxies are the addresses or CIDR ranges whose X-Forwarded-For names the client; none by default.
@@ -54,6 +57,8 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// PprofAddr, when set, serves Go's profiler (net/http/pprof) on this loopback address.
 	PprofAddr string
+	// MaxConnections caps the client connections the server holds at once; further ones wait in the listen queue.
+	MaxConnections int
 	// ICalMaxEvents caps the events of one iCalendar feed (GET /events.ics); a feed that reaches it says so.
 	ICalMaxEvents int
 	// RecurrenceHorizon is how far past today the occurrences of a series without COUNT or UNTIL exist.
@@ -230,6 +235,14 @@ var settings = []setting{
 		c.AuthFailuresPerMinute = n
 		return nil
 	}},
+	{"CALENDAR_PASSWORD_FAILURES_PER_MINUTE", "password-failures-per-minute", "10", "wrong passwords of protected events, venues and organizers allowed per client address and minute (three times as many per record)", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return errors.New("must be a positive integer")
+		}
+		c.PasswordFailuresPerMinute = n
+		return nil
+	}},
 	{"CALENDAR_RATE_LIMIT", "rate-limit", "0", "requests per second allowed per token or client address (0 = no limit)", func(c *Config, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 {
@@ -260,6 +273,14 @@ var settings = []setting{
 			return errors.New("must be a loopback address such as 127.0.0.1:6060 (the profiler must not be public)")
 		}
 		c.PprofAddr = v
+		return nil
+	}},
+	{"CALENDAR_MAX_CONNECTIONS", "max-connections", "1000", "most client connections held at once, idle keep-alive ones included; further ones wait to be accepted", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000000 {
+			return errors.New("must be an integer between 1 and 1000000")
+		}
+		c.MaxConnections = n
 		return nil
 	}},
 	{"CALENDAR_ICAL_MAX_EVENTS", "ical-max-events", "10000", "most events one iCalendar feed holds", func(c *Config, v string) error {

@@ -29,6 +29,8 @@ type App struct {
 	Webhooks *WebhookSender
 
 	shuttingDown atomic.Bool
+	// passwords limits wrong passwords of protected records.
+	passwords *PasswordAttempts
 	// embedded remembers the JSON of linked records as event lists embed them (see eventShaper.embedded).
 	embedded *models.VersionMemo[embeddedKey, json.RawMessage]
 }
@@ -38,7 +40,7 @@ const embeddedMemoSize = 10000
 
 // NewApp builds the shared controller state.
 func NewApp(cfg config.Config, store *models.Store, log *slog.Logger) *App {
-	a := &App{Config: cfg, Store: store, Log: log,
+	a := &App{Config: cfg, Store: store, Log: log, passwords: NewPasswordAttempts(cfg.PasswordFailuresPerMinute),
 		embedded: models.NewVersionMemo[embeddedKey, json.RawMessage](embeddedMemoSize)}
 	a.loadSyncKey()
 	a.Webhooks = newWebhookSender(a)

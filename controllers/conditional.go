@@ -51,19 +51,34 @@ func ETagMatches(header, etag string, weak bool) bool {
 	return false
 }
 
-// requireMatch enforces If-Match on a write of one record (RFC 9110 §13.1.1). current renders the record as
-// GET on its item route shows it to this caller; write handlers call requireMatch inside their transaction once
-// the record is found, locked and the caller allowed (404 and 403 come first), so the comparison and the write
-// see the same row: of two writes sent with the same tag, the second finds the first's result and gets 412
-// rest_precondition_failed, changing nothing. Without If-Match it does nothing and costs nothing.
-func requireMatch(c *gin.Context, current func() (any, error)) error {
+// requireMatch enforces the preconditions of a write of one record: If-Match (RFC 9110 §13.1.1) and, when there
+// is no If-Match, If-Unmodified-Since (§13.1.4). current renders the record as GET on its item route shows it to
+// this caller, with its modification date as that answer's Last-Modified gives it (zero for records without one,
+// such as terms: If-Unmodified-Since cannot fail for them). Write handlers call requireMatch inside their
+// transaction once the record is found, locked and the caller allowed (404 and 403 come first), so the comparison
+// and the write see the same row: of two writes sent with the same tag or date, the second finds the first's
+// result and gets 412 rest_precondition_failed, changing nothing. Without either header it does nothing and
+// costs nothing; an If-Unmodified-Since that is not an HTTP date is ignored, as the RFC says.
+func requireMatch(c *gin.Context, current func() (shape any, modified time.Time, err error)) error {
 	header := c.GetHeader("If-Match")
+	var since time.Time
 	if header == "" {
-		return nil
+		t, err := http.ParseTime(c.GetHeader("If-Unmodified-Since"))
+		if err != nil {
+			return nil
+		}
+		since = t
 	}
-	shape, err := current()
+	shape, modified, err := current()
 	if err != nil {
 		return err
+	}
+	if header == "" {
+		if !modified.IsZero() && modified.Truncate(time.Second).After(since) {
+			return models.Errorf(models.KindPrecondition, "rest_precondition_failed",
+				"The record has changed since the date If-Unmodified-Since gives. Read it again.")
+		}
+		return nil
 	}
 	// Marshalled exactly as c.JSON writes a GET answer, so the tag is the one that answer carried.
 	body, err := ginjson.API.Marshal(shape)
@@ -77,16 +92,21 @@ func requireMatch(c *gin.Context, current func() (any, error)) error {
 		"The record has changed since it was read: If-Match does not name its current ETag. Read it again.")
 }
 
+// latest is the latest of dates (zero for none): a record's Last-Modified.
+func latest(dates ...time.Time) time.Time {
+	var l time.Time
+	for _, d := range dates {
+		if d.After(l) {
+			l = d
+		}
+	}
+	return l
+}
+
 // setLastModified sets Last-Modified on a single record's answer: the latest of the modification dates given.
 // The response layer answers If-Modified-Since with it (If-None-Match wins when both are sent).
 func setLastModified(c *gin.Context, dates ...time.Time) {
-	var latest time.Time
-	for _, d := range dates {
-		if d.After(latest) {
-			latest = d
-		}
-	}
-	if !latest.IsZero() {
-		c.Header("Last-Modified", latest.UTC().Format(http.TimeFormat))
+	if l := latest(dates...); !l.IsZero() {
+		c.Header("Last-Modified", l.UTC().Format(http.TimeFormat))
 	}
 }

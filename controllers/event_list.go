@@ -215,7 +215,7 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 		if len(terms) == 0 {
 			invalid["search"] = "must not be empty"
 		} else {
-			q.add(models.EventsMatching(terms))
+			q.add(models.EventsMatching(terms, user))
 			q.args = q.args.Add("search", in.Search.V)
 		}
 	}

@@ -341,6 +341,12 @@ func (ec *EventController) matchOccurrences(tx *models.Store, prev, e *models.Ev
 	fields := sentFields(w.in, w.password)
 	datesChanged := !prev.StartUTC.Equal(e.StartUTC) || !prev.EndUTC.Equal(e.EndUTC) || prev.AllDay != e.AllDay ||
 		prev.Timezone != e.Timezone
+	if !needsRowWrites(fields) {
+		if err := ec.changeOccurrences(tx, e, rows, m.Kept, byID, fields, datesChanged); err != nil {
+			return err
+		}
+		m.Kept = nil
+	}
 	for i, rid := range m.Kept {
 		o := byID[rows[i].EventID]
 		if o == nil {

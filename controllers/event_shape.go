@@ -333,7 +333,7 @@ func (s eventShaper) record(e *models.Event, single bool) EventRecord {
 // mayBypassPassword tells whether the viewer sees e in full although it is protected: editors of the event never
 // need its password, others need to have sent it.
 func (s eventShaper) mayBypassPassword(e *models.Event) bool {
-	return !e.HasPassword() || s.viewer.User.CanEdit(e.Owned()) || e.PasswordMatches(s.viewer.Password)
+	return !e.HasPassword() || s.viewer.User.CanEdit(e.Owned()) || s.viewer.unlocks(e.Password)
 }
 
 // listRecord is record for an event in a list: protected events the viewer has not unlocked are redacted.

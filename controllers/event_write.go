@@ -37,8 +37,8 @@ type EventFields struct {
 	Featured         endpoint.Opt[bool]            `param:"featured" doc:"Whether the event is featured."`
 	Ticketed         endpoint.Opt[bool]            `param:"ticketed" default:"false" doc:"Whether the event has tickets."`
 	Parent           endpoint.Opt[ParentParam]     `param:"parent" doc:"The ID of the parent event (not the event itself or one of its descendants); 0, \"\" or null for none."`
-	Categories       endpoint.Opt[LinksParam]      `param:"categories" doc:"Event categories: IDs, names or slugs, as a list or CSV; unknown names are created, unknown IDs are rejected. Replaces the event's categories; [] removes all."`
-	Tags             endpoint.Opt[LinksParam]      `param:"tags" doc:"Event tags: IDs, names or slugs, as a list or CSV; unknown names are created, unknown IDs are rejected. Replaces the event's tags; [] removes all."`
+	Categories       endpoint.Opt[LinksParam]      `param:"categories" doc:"Event categories: IDs, names or slugs, as a list or CSV; unknown names are created if the caller may create categories (as POST /categories: authors and above), else 403 rest_forbidden naming categories and nothing is written; unknown IDs are rejected. Replaces the event's categories; [] removes all."`
+	Tags             endpoint.Opt[LinksParam]      `param:"tags" doc:"Event tags: IDs, names or slugs, as a list or CSV; unknown names are created if the caller may create tags (as POST /tags: editors and above), else 403 rest_forbidden naming tags and nothing is written; unknown IDs are rejected. Replaces the event's tags; [] removes all."`
 	Venue            endpoint.Opt[LinksParam]      `param:"venue" doc:"Venues: IDs, CSV of IDs, {\"id\": N}, inline venue objects (created with the event), or a mix. Replaces the event's venues; 0, \"\", [] or null removes them."`
 	Organizer        endpoint.Opt[LinksParam]      `param:"organizer" doc:"Organizers, in order: IDs, CSV of IDs, {\"id\": N}, inline organizer objects (created with the event), or a mix. Replaces the event's organizers; [] removes all."`
 	Recurrence       endpoint.Opt[RecurrenceParam] `param:"recurrence" doc:"Makes the event a series: RFC 5545 lines, one or more RRULE and any RDATE and EXDATE (e.g. [\"RRULE:FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10\", \"EXDATE:20260113T180000\"]). start_date and end_date are the first occurrence and give every occurrence its length; rules are read in the event's timezone. Date-times are naive in the event's timezone or UTC with Z; an all-day series takes VALUE=DATE forms (EXDATE;VALUE=DATE:20260113). FREQ=SECONDLY and MINUTELY, COUNT with UNTIL, and more than 5000 occurrences up to the horizon are refused. On update, [] or null ends the series: its occurrences are removed."`
@@ -146,7 +146,7 @@ func (ec *EventController) applyEventWrite(tx *models.Store, e *models.Event, w 
 		ec.applyEventStatus(e, w)
 	}
 	if w.password.Set {
-		e.Password = models.HashEventPassword(w.password.V)
+		e.Password = models.HashRecordPassword(w.password.V)
 	}
 	for _, apply := range []func(*models.Store, *models.Event, *eventWrite, map[string]string) error{
 		ec.applyEventAuthor, ec.applyEventImage, ec.applyEventParent, ec.resolveEventLinks,
@@ -440,11 +440,11 @@ func (ec *EventController) resolveEventLinks(tx *models.Store, _ *models.Event, 
 		}},
 		{in.Categories, &w.links.categories, func() ([]uint64, error) {
 			refs, _ := termRefs(in.Categories)
-			return tx.ResolveCategoriesFound(refs, found)
+			return tx.ResolveCategoriesFound(refs, found, w.user)
 		}},
 		{in.Tags, &w.links.tags, func() ([]uint64, error) {
 			refs, _ := termRefs(in.Tags)
-			return tx.ResolveTagsFound(refs, found)
+			return tx.ResolveTagsFound(refs, found, w.user)
 		}},
 	}
 	for _, r := range resolvers {

@@ -178,7 +178,7 @@ func (r eventRef) lock(tx *models.Store) (*models.Event, error) {
 
 func (r eventRef) notFound() error {
 	if r.slug != "" {
-		return models.Errorf(models.KindNotFound, "rest-event-not-found", "Event with slug %s does not exist.", r.slug)
+		return models.Errorf(models.KindNotFound, "rest-event-not-found", "Event with slug %.200s does not exist.", r.slug) // capped: the path may be long
 	}
 	return models.Errorf(models.KindNotFound, "rest-event-not-found", "Event with ID %d does not exist.", r.id)
 }
@@ -215,12 +215,15 @@ func (ec *EventController) read(c *gin.Context, ref eventRef, password endpoint.
 	if err != nil {
 		return err
 	}
-	setLastModified(c, eventDates(e)...)
-	r := shaper.record(e, true)
-	if err := loadNextOccurrences(ec.Store.WithContext(c.Request.Context()), e, &r, RequestTime(c)); err != nil {
+	record := shaper.record(e, true)
+	if err := shaper.viewer.tooMany(c); err != nil {
 		return err
 	}
-	return writeEvent(c, http.StatusOK, r)
+	setLastModified(c, eventDates(e)...)
+	if err := loadNextOccurrences(ec.Store.WithContext(c.Request.Context()), e, &record, RequestTime(c)); err != nil {
+		return err
+	}
+	return writeEvent(c, http.StatusOK, record)
 }
 
 // readable finds the event of a single read after the read checks, in this order: the
@@ -233,7 +236,7 @@ func (ec *EventController) readable(c *gin.Context, ref eventRef, password endpo
 	if err != nil {
 		return nil, eventShaper{}, err
 	}
-	viewer := Viewer{User: models.UserFrom(c.Request.Context()), Password: password.V}
+	viewer := ec.newViewer(c, password.V)
 	owned := e.Owned()
 	switch {
 	case e.Status == models.StatusTrash && !viewer.User.CanEdit(owned):
@@ -245,6 +248,9 @@ func (ec *EventController) readable(c *gin.Context, ref eventRef, password endpo
 	}
 	shaper := ec.shaper(ec.Site(c), viewer)
 	if !shaper.mayBypassPassword(e) {
+		if err := viewer.tooMany(c); err != nil {
+			return nil, eventShaper{}, err
+		}
 		return nil, eventShaper{}, models.Errorf(models.KindForbidden, "event-password-protected",
 			"The requested event is not accessible without a password")
 	}
@@ -267,12 +273,12 @@ func eventDates(e *models.Event) []time.Time {
 // requireCurrent enforces If-Match on a write of event id in tx: the caller's ETag must be that of the answer GET
 // /events/{id} would give it now (see requireMatch).
 func (ec *EventController) requireCurrent(c *gin.Context, tx *models.Store, id uint64, user *models.User) error {
-	return requireMatch(c, func() (any, error) {
+	return requireMatch(c, func() (any, time.Time, error) {
 		e, err := reload(tx, id)
 		if err != nil {
-			return nil, err
+			return nil, time.Time{}, err
 		}
-		return ec.shaper(ec.Site(c), Viewer{User: user}).record(e, true), nil
+		return ec.shaper(ec.Site(c), Viewer{User: user}).record(e, true), latest(eventDates(e)...), nil
 	})
 }
 

@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -268,7 +267,7 @@ type linkedKind[T any, P models.LinkedRecord[T], In any] struct {
 func (k *linkedKind[T, P, In]) notFound(ref linkedRef) error {
 	code := "rest-" + k.name + "-not-found"
 	if ref.slug != "" {
-		return models.Errorf(models.KindNotFound, code, "No %s has the slug %q.", k.name, ref.slug)
+		return models.Errorf(models.KindNotFound, code, "No %s has the slug %.200q.", k.name, ref.slug) // capped: the path may be long
 	}
 	return models.Errorf(models.KindNotFound, code, "%s with ID %d does not exist.", capitalize(k.name), ref.id)
 }
@@ -301,8 +300,13 @@ func (k *linkedKind[T, P, In]) read(a *App, c *gin.Context, ref linkedRef, passw
 	if !user.CanRead(P(rec).Linked().Owned()) {
 		return models.Errorf(models.KindForbidden, k.name+"-not-accessible", "The requested %s is not accessible", k.name)
 	}
+	viewer := a.newViewer(c, password)
+	shape := k.shape(a, a.Site(c), rec, viewer, true)
+	if err := viewer.tooMany(c); err != nil {
+		return err
+	}
 	setLastModified(c, *P(rec).Linked().UpdatedAt)
-	c.JSON(http.StatusOK, k.shape(a, a.Site(c), rec, Viewer{User: user, Password: password}, true))
+	c.JSON(http.StatusOK, shape)
 	return nil
 }
 
@@ -310,7 +314,9 @@ func (k *linkedKind[T, P, In]) read(a *App, c *gin.Context, ref linkedRef, passw
 // ETag must be that of the answer a GET of the record would give it now (see requireMatch). Callers who may
 // write a record see it unredacted, with or without its password.
 func (k *linkedKind[T, P, In]) requireCurrent(a *App, c *gin.Context, rec *T, user *models.User) error {
-	return requireMatch(c, func() (any, error) { return k.shape(a, a.Site(c), rec, Viewer{User: user}, true), nil })
+	return requireMatch(c, func() (any, time.Time, error) {
+		return k.shape(a, a.Site(c), rec, Viewer{User: user}, true), *P(rec).Linked().UpdatedAt, nil
+	})
 }
 
 // create handles POST /{kind}: 201 with the new record and Location, or 200 with an identical existing record.
@@ -360,9 +366,11 @@ func (k *linkedKind[T, P, In]) insert(a *App, tx *models.Store, user *models.Use
 	}
 	sent := endpoint.Sent(in)
 	want := k.allValues(a, rec)
+	_, common := k.parts(in)
 	for i := range candidates {
 		existing := &candidates[i]
-		if user.CanRead(P(existing).Linked().Owned()) && sameValues(k.allValues(a, existing), want, sent) {
+		if user.CanRead(P(existing).Linked().Owned()) && sameValues(k.allValues(a, existing), want, sent) &&
+			samePassword(*P(existing).Linked().Password, common.Password, sent) {
 			return existing, false, nil
 		}
 	}
@@ -404,7 +412,7 @@ func (a *App) assignLinked(tx *models.Store, user *models.User, f models.LinkedF
 		}
 	}
 	if in.Password.Set {
-		*f.Password = in.Password.V
+		*f.Password = models.HashRecordPassword(in.Password.V)
 	}
 	a.assignPublished(f, in, invalid)
 	if in.Author.Set {
@@ -479,7 +487,6 @@ func (k *linkedKind[T, P, In]) allValues(a *App, rec *T) map[string]any {
 	values := map[string]any{
 		"description": *f.Description, "excerpt": *f.Excerpt, "status": *f.Status, "author": *f.AuthorID,
 		"date": f.PublishedAt.Unix(), "date_utc": f.PublishedAt.Unix(), "image": uint64OrZero(*f.ImageID),
-		"password": *f.Password,
 	}
 	for key, v := range k.values(a, rec) {
 		values[key] = v
@@ -492,6 +499,18 @@ func uint64OrZero(p *uint64) uint64 {
 		return 0
 	}
 	return *p
+}
+
+// samePassword tells whether a stored password is the one sent, when one was sent: passwords are stored salted,
+// so they are compared through the key derivation, not as values.
+func samePassword(stored string, sent endpoint.Opt[string], params map[string]bool) bool {
+	if !params["password"] {
+		return true
+	}
+	if sent.V == "" {
+		return stored == ""
+	}
+	return models.RecordPasswordMatches(stored, sent.V)
 }
 
 // sameValues tells whether two records agree on every sent parameter (the name is matched by the query).
@@ -771,7 +790,7 @@ func linkedProtected(f models.LinkedFields, viewer Viewer) bool {
 	if *f.Password == "" || viewer.User.CanEdit(f.Owned()) {
 		return false
 	}
-	return subtle.ConstantTimeCompare([]byte(viewer.Password), []byte(*f.Password)) != 1
+	return !viewer.unlocks(*f.Password)
 }
 
 // linkedParts converts the fields both kinds share, for viewer: the opening, the name, the body and the closing,

@@ -68,4 +68,6 @@ func ImageShape(img *models.Image) any {
 type Viewer struct {
 	User     *models.User
 	Password string
+	// check compares Password with protected records, once each, within the attempt limits (App.newViewer).
+	check *passwordCheck
 }

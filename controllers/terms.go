@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -474,7 +475,10 @@ func (tc termController) write(c *gin.Context, id endpoint.Opt[int64], in models
 	if c.GetHeader("If-Match") != "" {
 		w.Lock = true
 		w.Check = func(tx *models.Store, cur *models.Term) error {
-			return requireMatch(c, func() (any, error) { return tc.kind.shape(tx, site, cur) })
+			return requireMatch(c, func() (any, time.Time, error) { // terms have no modification date
+				shape, err := tc.kind.shape(tx, site, cur)
+				return shape, time.Time{}, err
+			})
 		}
 	}
 	return w, nil

@@ -62,17 +62,15 @@ func (m *Metrics) WatchCache(r *Responses) {
 // Register adds collectors of other parts of the service (the webhook sender's) to the registry.
 func (m *Metrics) Register(cs ...prometheus.Collector) { m.registry.MustRegister(cs...) }
 
-// Middleware records each request under its route pattern (never the raw path, so labels stay bounded).
+// Middleware records each request under its route pattern and its method (MethodLabel, RouteLabel): never the raw
+// path or an invented method, so the number of series is bounded by the route table, whatever clients send.
 func (m *Metrics) Middleware() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
-		route := c.FullPath()
-		if route == "" {
-			route = "unmatched"
-		}
-		m.requests.WithLabelValues(c.Request.Method, route, strconv.Itoa(c.Writer.Status())).Inc()
-		m.latency.WithLabelValues(c.Request.Method, route).Observe(time.Since(start).Seconds())
+		route, method := RouteLabel(c.FullPath()), MethodLabel(c.Request.Method)
+		m.requests.WithLabelValues(method, route, strconv.Itoa(c.Writer.Status())).Inc()
+		m.latency.WithLabelValues(method, route).Observe(time.Since(start).Seconds())
 	}
 }
 

@@ -1,17 +1,17 @@
 // Package middleware holds the cross-cutting HTTP layers, applied in this order (routes.New):
 //
-//  1. RequestID  – accept a sane X-Request-ID or make one; echo it on the response
-//  2. AccessLog  – one structured log line per request, with the request ID
-//  3. Metrics    – request counts and latency by route pattern
-//  4. Errors     – render the error a handler or a later layer recorded, in the API's error body
-//  5. Recovery   – turn a panic into a logged 500 with the API's error body (rendered by Errors)
-//  6. Headers    – nosniff and the exposed paging headers on every answer
-//  7. CORS       – only when origins are configured
-//  8. BodyLimit  – read at most 1 MiB of body, 413 beyond
-//  9. Auth       – resolve Bearer or Basic credentials to a user; bad credentials are 401; failed attempts
+//  1. Head       – HEAD answers carry GET's status and headers and drop the body
+//  2. RequestID  – accept a sane X-Request-ID or make one; echo it on the response
+//  3. AccessLog  – one structured log line per request, with the request ID (method, path, user agent capped)
+//  4. Metrics    – request counts and latency by route pattern and a fixed set of methods
+//  5. Errors     – render the error a handler or a later layer recorded, in the API's error body
+//  6. Recovery   – turn a panic into a logged 500 with the API's error body (rendered by Errors)
+//  7. Headers    – nosniff and the exposed paging headers on every answer
+//  8. CORS       – only when origins are configured
+//  9. BodyLimit  – read at most 1 MiB of body, 413 beyond
+//  10. Auth      – resolve Bearer or Basic credentials to a user; bad credentials are 401; failed attempts
 //     are limited per client address (429)
-//
-// 10. RateLimit  – optional requests-per-second limit per credential or address (429)
+//  11. RateLimit – optional requests-per-second limit per credential or address (429)
 //
 // Errors sits outside Recovery so that a recovered panic is rendered like any other error.
 package middleware

@@ -1,9 +1,6 @@
 package models
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -253,26 +250,9 @@ func (s *Store) CheckEventParent(eventID, parentID uint64) error {
 	return nil
 }
 
-// passwordPrefix marks stored event passwords as SHA-256 digests, so a database dump does not give them away.
-const passwordPrefix = "sha256:"
-
-// HashEventPassword is how an event password is stored; "" (no password) stays "".
-func HashEventPassword(pw string) string {
-	if pw == "" {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(pw))
-	return passwordPrefix + hex.EncodeToString(sum[:])
-}
-
-// PasswordMatches tells, in constant time, whether pw is the event's password. An event without a password
-// matches nothing: callers check HasPassword first.
-func (e *Event) PasswordMatches(pw string) bool {
-	if e.Password == "" || pw == "" {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(HashEventPassword(pw)), []byte(e.Password)) == 1
-}
+// PasswordMatches tells, in constant time, whether pw is the event's password (see RecordPasswordMatches). An
+// event without a password matches nothing: callers check HasPassword first.
+func (e *Event) PasswordMatches(pw string) bool { return RecordPasswordMatches(e.Password, pw) }
 
 // HasPassword tells whether the event is password-protected.
 func (e *Event) HasPassword() bool { return e.Password != "" }

@@ -353,8 +353,12 @@ const maxRefreshedEvents = 10000
 // that venue, organizer or term), and writes the link lists of the events it unlinks. The caller has locked the
 // record (so no link to it can be added meanwhile); the events are locked before their links are deleted, in ID
 // order, as event writes lock an event before changing its links (LockEvent), so that the lists are written from
-// link rows no other transaction is changing. joinTable and joinColumn are the trusted names of a link table.
+// link rows no other transaction is changing. The lists of the series that link to it are written first
+// (unlinkSeries). joinTable and joinColumn are the trusted names of a link table.
 func (s *Store) unlinkEvents(joinTable, joinColumn string, id uint64, unlink func() error) error {
+	if err := s.unlinkSeries(joinTable, id); err != nil {
+		return err
+	}
 	q := s.db.Table("events").Where("id IN (SELECT event_id FROM "+joinTable+" WHERE "+joinColumn+" = ?)", id).
 		Order("id")
 	if s.dialect == Postgres {

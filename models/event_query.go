@@ -185,19 +185,22 @@ func EventsWithIDs(ids []uint64) Scope {
 }
 
 // searchedColumns are the texts search looks in (title, excerpt and content).
-var searchedColumns = []string{"events.title", "events.description", "events.excerpt"}
+var searchedColumns = []string{"title", "description", "excerpt"}
 
 // EventsMatching keeps events in whose title, description or excerpt every term appears, ignoring case; a term
-// may be a phrase. On PostgreSQL each column has a trigram index that serves the pattern.
-func EventsMatching(terms []string) Scope {
+// may be a phrase. Of a protected event the viewer may not edit, only the title is searched (see
+// ProtectedFieldsVisible). On PostgreSQL each column has a trigram index that serves the pattern.
+func EventsMatching(terms []string, viewer *User) Scope {
 	return func(db *gorm.DB) *gorm.DB {
 		for _, term := range terms {
 			pattern := "%" + escapeLike(term) + "%"
 			conds := make([]string, len(searchedColumns))
-			args := make([]any, len(searchedColumns))
+			var args []any
 			for i, col := range searchedColumns {
-				conds[i] = containsFold(db, col)
-				args[i] = pattern
+				var colArgs []any
+				conds[i], colArgs = searchableColumn("events", col, eventAlwaysVisible, viewer,
+					containsFold(db, "events."+col), []any{pattern})
+				args = append(args, colArgs...)
 			}
 			db = db.Where("("+strings.Join(conds, " OR ")+")", args...)
 		}

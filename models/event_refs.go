@@ -188,22 +188,24 @@ func FoundLinked[T any, P LinkedRecord[T]](found *FoundRefs, ids []uint64) ([]T,
 	return recs, true
 }
 
-// ResolveCategoriesFound is ResolveCategories with the lookups found made already.
-func (s *Store) ResolveCategoriesFound(refs []string, found *FoundRefs) ([]uint64, error) {
+// ResolveCategoriesFound is ResolveCategories with the lookups found made already, for user: a name no category
+// has creates one only if user may create categories (User.CanManageCategories, as POST /categories asks), else
+// it is 403 rest_forbidden naming categories. Existing categories are linked whoever writes.
+func (s *Store) ResolveCategoriesFound(refs []string, found *FoundRefs, user *User) ([]uint64, error) {
 	var ft *foundTerms
 	if found != nil {
 		ft = found.categories
 	}
-	return s.resolveTermsFound(CategoryTaxonomy, refs, ft)
+	return s.resolveTermsFound(CategoryTaxonomy, refs, ft, user.CanManageCategories())
 }
 
-// ResolveTagsFound is ResolveTags with the lookups found made already.
-func (s *Store) ResolveTagsFound(refs []string, found *FoundRefs) ([]uint64, error) {
+// ResolveTagsFound is ResolveCategoriesFound for tags (User.CanManageTags, as POST /tags asks).
+func (s *Store) ResolveTagsFound(refs []string, found *FoundRefs, user *User) ([]uint64, error) {
 	var ft *foundTerms
 	if found != nil {
 		ft = found.tags
 	}
-	return s.resolveTermsFound(TagTaxonomy, refs, ft)
+	return s.resolveTermsFound(TagTaxonomy, refs, ft, user.CanManageTags())
 }
 
 // NewEventLinks fills the Venues, Organizers, Categories and Tags of e, an event this transaction created and

@@ -237,7 +237,7 @@ func (k linkedKind) filter(s *Store, db *gorm.DB, f LinkedFilter) *gorm.DB {
 		db = db.Where(t+".id IN ?", f.IDs)
 	}
 	if len(f.Search) > 0 {
-		db = db.Where(k.searchCondition(s, f.Search))
+		db = db.Where(k.searchCondition(s, f.Search, f.Viewer))
 	}
 	if f.EventID != 0 {
 		db = db.Where(k.linkedTo("l.event_id = ?"), f.EventID)
@@ -280,15 +280,21 @@ func (k linkedKind) linkedTo(cond string) string {
 }
 
 // searchCondition is The Events Calendar's "like" search: every fragment in one column, for any of the
-// searched columns.
-func (k linkedKind) searchCondition(s *Store, fragments []string) clause.Expression {
+// searched columns; of a protected record the viewer may not edit, only the name (see ProtectedFieldsVisible).
+func (k linkedKind) searchCondition(s *Store, fragments []string, viewer *User) clause.Expression {
 	var columns []clause.Expression
 	for _, col := range k.search {
 		var all []clause.Expression
 		for _, frag := range fragments {
 			all = append(all, s.ContainsFold(k.table+"."+col, frag))
 		}
-		columns = append(columns, clause.And(all...))
+		match := clause.And(all...)
+		if linkedAlwaysVisible[col] {
+			columns = append(columns, match)
+			continue
+		}
+		visible, args := ProtectedFieldsVisible(k.table, viewer)
+		columns = append(columns, clause.And(clause.Expr{SQL: visible, Vars: args}, match))
 	}
 	return clause.Or(columns...)
 }

@@ -59,6 +59,8 @@ var reviewedSQL = map[string]string{
 	"term.go:scope":                           "tax.joinColumn and tax.joinTable of the two taxonomies; every filter value bound, wildcards escaped",
 	"term.go:termOrder":                       "the column comes from termOrderColumns, an allow-list keyed by orderby (unknown keys: name_key); the direction is ASC or DESC; CASE positions are loop indexes and the IDs bound",
 	"term.go:termsNamed":                      "tax.table of the two taxonomies; slugs and name keys bound",
+	"series_links.go:unlinkSeries":            "list.column is a literal of seriesLists (keyed by the trusted link-table name); CASE arms are literal placeholders; IDs, lists and the pattern bound",
+	"series_update.go:SetOccurrenceDates":     "literal UPDATE heads with CASE arms of literal placeholders (a literal CAST on PostgreSQL) repeated per occurrence; IDs, instants, abbreviations bound",
 	"series.go:DetachEventLinks":              "table is one of five literal link-table names in a loop; the event ID bound",
 }
 

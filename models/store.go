@@ -317,7 +317,7 @@ func (s *Store) Close() error { return s.SQLDB().Close() }
 // Migrate applies every pending migration of the store's dialect and returns the versions applied.
 func (s *Store) Migrate(ctx context.Context) ([]int64, error) {
 	dir, dialect := "migrations/sqlite", goose.DialectSQLite3
-	var opts []goose.ProviderOption
+	opts := []goose.ProviderOption{goose.WithGoMigrations(saltRecordPasswords(s.dialect))}
 	if s.dialect == Postgres {
 		dir, dialect = "migrations/postgres", goose.DialectPostgres
 		// Two instances starting at once must not both apply the same migration.

@@ -599,12 +599,13 @@ func (s *Store) CategoryPaths(terms []Term) (map[uint64]string, error) {
 
 // resolveTerms implements ResolveCategories and ResolveTags.
 func (s *Store) resolveTerms(tax *Taxonomy, refs []string) ([]uint64, error) {
-	return s.resolveTermsFound(tax, refs, nil)
+	return s.resolveTermsFound(tax, refs, nil, true)
 }
 
 // resolveTermsFound is resolveTerms that takes the terms the refs name from found when it looked every one of
-// them up (FindEventRefs), and reads them otherwise.
-func (s *Store) resolveTermsFound(tax *Taxonomy, refs []string, found *foundTerms) ([]uint64, error) {
+// them up (FindEventRefs), and reads them otherwise. Unless mayCreate, a name no term has is 403 rest_forbidden
+// naming the parameter, and nothing is created.
+func (s *Store) resolveTermsFound(tax *Taxonomy, refs []string, found *foundTerms, mayCreate bool) ([]uint64, error) {
 	parsed, err := parseTermRefs(tax, refs)
 	if err != nil {
 		return nil, err
@@ -617,7 +618,7 @@ func (s *Store) resolveTermsFound(tax *Taxonomy, refs []string, found *foundTerm
 	if err != nil {
 		return nil, err
 	}
-	if err := s.createUnmatched(tax, parsed); err != nil {
+	if err := s.createUnmatched(tax, parsed, mayCreate); err != nil {
 		return nil, err
 	}
 	return parsed.ids(), nil
@@ -744,8 +745,9 @@ func (s *Store) termsNamed(tax *Taxonomy, slugs, keys []string) (bySlug, byName 
 
 // createUnmatched creates a top-level term for each name no term has. The names are locked (in a fixed order, so
 // two writers cannot deadlock) and looked up again before anything is created: of several transactions creating
-// the same new name at once, the first creates it and the others find it.
-func (s *Store) createUnmatched(tax *Taxonomy, refs termRefs) error {
+// the same new name at once, the first creates it and the others find it. Unless mayCreate, a name still unmatched
+// then is 403 rest_forbidden naming tax.param, before anything is created.
+func (s *Store) createUnmatched(tax *Taxonomy, refs termRefs, mayCreate bool) error {
 	var keys []string
 	for _, r := range refs {
 		if !r.numeric && r.id == 0 {
@@ -769,12 +771,27 @@ func (s *Store) createUnmatched(tax *Taxonomy, refs termRefs) error {
 	if err != nil {
 		return err
 	}
+	var unmatched []*termRef
 	for i := range refs {
 		r := &refs[i]
 		if r.numeric || r.id != 0 {
 			continue
 		}
 		if id, ok := byName[r.key]; ok {
+			r.id = id
+			continue
+		}
+		unmatched = append(unmatched, r)
+	}
+	if len(unmatched) > 0 && !mayCreate {
+		names := make([]string, len(unmatched))
+		for i, r := range unmatched {
+			names[i] = r.name
+		}
+		return cannotCreateTerms(tax, names)
+	}
+	for _, r := range unmatched {
+		if id, ok := byName[r.key]; ok { // named twice in this write
 			r.id = id
 			continue
 		}
@@ -785,6 +802,16 @@ func (s *Store) createUnmatched(tax *Taxonomy, refs termRefs) error {
 		r.id, byName[r.key] = t.ID, t.ID
 	}
 	return nil
+}
+
+// cannotCreateTerms is the answer to an event write that names terms no term has when the caller may not create
+// terms of tax: 403 rest_forbidden, with data.params naming the parameter and the names.
+func cannotCreateTerms(tax *Taxonomy, names []string) *Error {
+	reason := fmt.Sprintf("no %s has the name %s, and you may not create %s", tax.singular,
+		strings.Join(quoteAll(names), ", "), tax.param)
+	return &Error{Kind: KindForbidden, Code: "rest_forbidden",
+		Message: "Sorry, you are not allowed to create " + tax.param + ": " + reason + ".",
+		Data:    map[string]any{"params": map[string]string{tax.param: reason}}}
 }
 
 // ids lists the resolved IDs in the order given, each once.

@@ -3,6 +3,8 @@ package routes
 
 import (
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -77,6 +79,7 @@ func Table(app *controllers.App) []endpoint.Route {
 				RespondAs(http.StatusOK, "text/calendar", "ICalendar", "The event").
 				Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
 				Respond(http.StatusForbidden, "Error", "The event is trashed, not accessible, or password-protected").
+				Respond(http.StatusTooManyRequests, "Error", tooManyPasswords).
 				Respond(http.StatusNotFound, "Error", "No such event (rest-event-not-found)"),
 		}},
 		{Path: "/events/by-slug/:slug", Endpoints: eventItemEndpoints(events.ReadBySlug, events.UpdateBySlug,
@@ -90,6 +93,11 @@ func Table(app *controllers.App) []endpoint.Route {
 	doc.Routes = table
 	return table
 }
+
+// tooManyPasswords documents the 429 of reads that take a record's password.
+const tooManyPasswords = "Too many wrong passwords from this client address, or for this record, within a minute " +
+	"(rest_too_many_requests, with Retry-After): CALENDAR_PASSWORD_FAILURES_PER_MINUTE per address, three times as " +
+	"many per record. Until then any password is refused, the right one too."
 
 // linkedEndpoints are the handlers of one kind's routes, before documentation.
 type linkedEndpoints struct {
@@ -112,6 +120,7 @@ func linkedRoutes(name, plural, schema string, e linkedEndpoints) []endpoint.Rou
 				"Last-Modified is the "+name+"'s modification date.").
 				Respond(http.StatusOK, schema, "The "+name).
 				Respond(http.StatusForbidden, "Error", name+"-not-accessible").
+				Respond(http.StatusTooManyRequests, "Error", tooManyPasswords).
 				Respond(http.StatusNotFound, "Error", "No such "+name+" (rest-"+name+"-not-found)"),
 			update.Authenticated().Conditional().Doc("Update "+a+" "+by, "POST, PUT and PATCH take the same parameters; omitted "+
 				"parameters are unchanged and \"\" clears an optional one. The slug does not follow renames. Needs "+
@@ -195,6 +204,7 @@ func eventItemEndpoints[R, U, D any](read func(*gin.Context, *R) error, update f
 			Respond(http.StatusOK, "Event", "The event").
 			Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
 			Respond(http.StatusForbidden, "Error", "The event is trashed, not accessible, or password-protected").
+			Respond(http.StatusTooManyRequests, "Error", tooManyPasswords).
 			Respond(http.StatusNotFound, "Error", "No such event (rest-event-not-found)"),
 		endpoint.Update(update).Authenticated().Conditional().
 			Doc("Update an event", "Changes the fields sent; omitted fields are unchanged, lists sent replace the "+
@@ -380,26 +390,27 @@ func New(app *controllers.App) http.Handler {
 	}
 
 	metrics := middleware.NewMetrics(app.Store.SQLDB())
-	r.Use(middleware.RequestID(), middleware.AccessLog(app.Log), metrics.Middleware(),
+	r.Use(middleware.Head(), middleware.RequestID(), middleware.AccessLog(app.Log), metrics.Middleware(),
 		middleware.Errors(app.Log), middleware.Recovery(app.Log), middleware.Headers())
 	if len(app.Config.CORSOrigins) > 0 {
 		r.Use(middleware.CORS(app.Config.CORSOrigins))
 	}
-	r.Use(middleware.BodyLimit(), middleware.Auth(app.Store, middleware.NewAuthFailures(app.Config.AuthFailuresPerMinute)),
+	r.Use(middleware.Auth(app.Store, middleware.NewAuthFailures(app.Config.AuthFailuresPerMinute)),
 		middleware.RateLimit(app.Config.RateLimit))
 
 	health := controllers.HealthController{App: app}
-	r.GET("/healthz", health.Live)
-	r.GET("/readyz", health.Ready)
-	r.GET("/metrics", gin.WrapH(metrics.Handler()))
 	docs := controllers.NewDocsUIController(app)
-	r.GET(openapi.DocsPath, docs.Page)
-	r.GET(openapi.DocsPath+"/:file", docs.Asset)
+	for path, handler := range map[string]gin.HandlerFunc{"/healthz": health.Live, "/readyz": health.Ready,
+		"/metrics": gin.WrapH(metrics.Handler()), openapi.DocsPath: docs.Page, openapi.DocsPath + "/:file": docs.Asset} {
+		r.GET(path, handler)
+		r.HEAD(path, handler)
+	}
 
 	api := r.Group(app.Config.APIRoot())
 	responses := middleware.NewResponses(app.Store, responseCacheBytes)
 	metrics.WatchCache(responses)
 	metrics.Register(app.Webhooks.Collectors()...)
+	bodies := middleware.NewBodies(middleware.MaxBodiesAtOnce)
 	for _, rr := range routerRoutes(Table(app)) {
 		handlers := []gin.HandlerFunc{rr.handler()}
 		if rr.method == http.MethodGet {
@@ -410,7 +421,11 @@ func New(app *controllers.App) http.Handler {
 		if len(rr.variants) > 1 {
 			handlers = append([]gin.HandlerFunc{rr.pick}, handlers...)
 		}
+		handlers = append([]gin.HandlerFunc{bodies.Limit(middleware.BodyLimitFor(rr.method))}, handlers...)
 		api.Handle(rr.method, strings.TrimSuffix(rr.pattern, "/"), handlers...)
+		if rr.method == http.MethodGet {
+			api.Handle(http.MethodHead, strings.TrimSuffix(rr.pattern, "/"), handlers...)
+		}
 	}
 	noRoute := func(c *gin.Context) { _ = c.Error(models.NoRoute()) }
 	r.NoRoute(noRoute)
@@ -554,13 +569,15 @@ func (h compat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h compat) Routes() gin.RoutesInfo { return h.engine.Routes() }
 
 // Canonicalize rewrites r the way WordPress's REST server reads requests before routing: a trailing slash is
-// ignored (list links end in "/events/"), "?rest_route=/calendar/events/v1/…" on the site root addresses a route,
-// and X-HTTP-Method-Override lets clients behind restrictive proxies send PUT, PATCH and DELETE as POST. root is
-// the API root path.
+// ignored (list links end in "/events/"), "?rest_route=/calendar/events/v1/…" on the site root addresses a route
+// of the namespace (and only those: see restRoute), and X-HTTP-Method-Override lets clients behind restrictive
+// proxies send PUT, PATCH and DELETE as POST. root is the API root path.
 func Canonicalize(r *http.Request, root string) {
-	if route := r.URL.Query().Get("rest_route"); route != "" && (r.URL.Path == "/" || r.URL.Path == "") {
-		r.URL.Path = strings.TrimSuffix(root, "/"+config.Namespace) + route
-		r.URL.RawPath = ""
+	if r.URL.Path == "/" || r.URL.Path == "" {
+		if route, ok := restRoute(r.URL.RawQuery); ok {
+			r.URL.Path = strings.TrimSuffix(root, "/"+config.Namespace) + route
+			r.URL.RawPath = ""
+		}
 	}
 	if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
 		r.URL.Path = strings.TrimRight(p, "/")
@@ -575,4 +592,27 @@ func Canonicalize(r *http.Request, root string) {
 			r.Method = m
 		}
 	}
+}
+
+// namespaceRoot is the namespace's path as rest_route names it.
+const namespaceRoot = "/" + config.Namespace
+
+// restRoute returns the route a rest_route query parameter addresses, cleaned of dot segments, when it lies in
+// the API's namespace. Any other value (the server root's /metrics or /healthz, a path that climbs out of the
+// namespace with "..") addresses nothing, so the request stays on the site root and is 404 rest_no_route: a proxy
+// rule that hides a path outside the API cannot be bypassed through the API's own parameter.
+func restRoute(rawQuery string) (string, bool) {
+	if !strings.Contains(rawQuery, "rest_route") {
+		return "", false // most requests: no need to parse the query
+	}
+	values, _ := url.ParseQuery(rawQuery)
+	route := values.Get("rest_route")
+	if route == "" {
+		return "", false
+	}
+	cleaned := path.Clean("/" + route)
+	if cleaned != namespaceRoot && !strings.HasPrefix(cleaned, namespaceRoot+"/") {
+		return "", false
+	}
+	return cleaned, true
 }

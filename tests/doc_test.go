@@ -169,6 +169,9 @@ func TestRouterIndexAndDocServeTheSameRoutes(t *testing.T) {
 		method, path, _ := strings.Cut(key, " ")
 		pattern, _, _ := routes.RouterPattern(path)
 		routed[method+" "+pattern] = true
+		if method == http.MethodGet { // every GET route answers HEAD too, as the document's description says
+			routed[http.MethodHead+" "+pattern] = true
+		}
 	}
 	if missing, extra := diff(served, routed); len(missing)+len(extra) > 0 {
 		t.Errorf("the table differs from the router: missing %v, extra %v", missing, extra)

@@ -63,6 +63,9 @@ type Arg struct {
 	Default     any
 	Required    bool
 	Schema      Schema
+	// MaxLength is the longest text the parameter takes, in characters (each item's, for lists); 0 when it takes
+	// no text. See MaxLengths.
+	MaxLength int
 }
 
 // field is implemented by *Opt[T]; it lets the binder fill and describe fields without knowing T.
@@ -414,6 +417,8 @@ func bindFields(c *gin.Context, p *Params, v reflect.Value, invalid map[string]s
 		default:
 			if err := f.decodeRaw(raw); err != nil {
 				invalid[pf.name] = err.Error()
+			} else if reason := checkLength(pf.name, pf.tag.Get("validate"), fv.FieldByName("V").Interface(), raw); reason != "" {
+				invalid[pf.name] = reason
 			} else if enum := pf.tag.Get("enum"); enum != "" && !inEnum(fv.FieldByName("V").Interface(), enum) {
 				invalid[pf.name] = "must be one of: " + strings.ReplaceAll(enum, ",", ", ")
 			}
@@ -488,6 +493,7 @@ func describeFields(t reflect.Type, isRequired map[string]bool) []Arg {
 		if def, ok := pf.tag.Lookup("default"); ok {
 			arg.Default = TypedDefault(arg.Schema.Type, def)
 		}
+		arg.MaxLength = textMaxLength(pf.name, pf.tag.Get("validate"), arg.Schema)
 		args = append(args, arg)
 	}
 	return args

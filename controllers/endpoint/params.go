@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"mime/multipart"
+	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
@@ -17,8 +18,8 @@ import (
 	"calendar/models"
 )
 
-// maxFormMemory bounds what a multipart form may hold in memory; the body-limit middleware has already capped
-// the body at 1 MiB.
+// maxFormMemory bounds what a multipart form may hold in memory; the body limits of middleware.Bodies cap the
+// body at 1 MiB.
 const maxFormMemory = 1 << 20
 
 // Params are the parameters of one request, merged from the JSON body, the form body and the query string, highest
@@ -83,15 +84,26 @@ func parseParams(c *gin.Context) (*Params, error) {
 	return &Params{values: values}, nil
 }
 
-// readBody returns the request body (bounded by the body-limit middleware) and keeps it re-readable.
+// readBody returns the request body and keeps it re-readable. It is the one place a body is read, on the first
+// look at the parameters: endpoints that need credentials look only once the caller is known, so an anonymous
+// write is refused before its body is read. The route's body limit and the cap on bodies read at once
+// (middleware.Bodies) report through the read's error: 413 or 503.
 func readBody(c *gin.Context) ([]byte, error) {
-	if c.Request.Body == nil {
+	if c.Request.Body == nil || c.Request.Body == http.NoBody {
 		return nil, nil
 	}
-	body, err := io.ReadAll(c.Request.Body)
-	if err != nil {
+	var buf bytes.Buffer
+	if n := c.Request.ContentLength; n > 0 && n <= maxFormMemory {
+		buf.Grow(int(n) + 1) // one allocation of the declared size rather than doubling up to it
+	}
+	if _, err := buf.ReadFrom(c.Request.Body); err != nil {
+		var e *models.Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
 		return nil, models.Errorf(models.KindInvalid, "rest_invalid_body", "The request body could not be read.")
 	}
+	body := buf.Bytes()
 	c.Request.Body = io.NopCloser(bytes.NewReader(body))
 	return body, nil
 }

@@ -112,11 +112,13 @@ func (e Endpoint) StreamedWhen(streams func(c *gin.Context) bool) Endpoint {
 	return e
 }
 
-// Conditional marks an item write that honours If-Match, and documents its 412.
+// Conditional marks an item write that honours If-Match and If-Unmodified-Since, and documents its 412.
 func (e Endpoint) Conditional() Endpoint {
 	e.IfMatch = true
 	return e.Respond(http.StatusPreconditionFailed, "Error", "If-Match names an ETag that is not the record's "+
-		"current one (rest_precondition_failed); nothing was changed")
+		"current one, or (without If-Match) If-Unmodified-Since gives a date before the record's last change, its "+
+		"Last-Modified (rest_precondition_failed); nothing was changed. Records without a modification date "+
+		"(categories, tags) ignore If-Unmodified-Since")
 }
 
 // Dated marks a single-record read that carries Last-Modified.

@@ -170,13 +170,31 @@ func docParameter(a endpoint.Arg, in string) *openapi3.Parameter {
 		Schema: docArgSchema(a).NewRef()}
 }
 
-// docArgSchema is the JSON schema of a parameter, with its default.
+// docArgSchema is the JSON schema of a parameter, with its default and the longest text it takes (on the string
+// itself, on a list's items, or on the string alternatives of a parameter of several shapes).
 func docArgSchema(a endpoint.Arg) *openapi3.Schema {
 	s := docParamSchema(a.Schema)
 	if a.Default != nil {
 		s.Default = a.Default
 	}
+	if a.MaxLength > 0 {
+		setMaxLength(s, uint64(a.MaxLength))
+	}
 	return s
+}
+
+func setMaxLength(s *openapi3.Schema, n uint64) {
+	switch {
+	case s.Type.Is(openapi3.TypeString):
+		s.MaxLength = &n
+	case s.Type.Is(openapi3.TypeArray) && s.Items != nil && s.Items.Value != nil:
+		setMaxLength(s.Items.Value, n)
+	}
+	for _, o := range s.OneOf {
+		if o.Value != nil {
+			setMaxLength(o.Value, n)
+		}
+	}
 }
 
 // docParamSchema converts the binder's parameter schema; enum values take the parameter's type.
@@ -271,8 +289,9 @@ func docResponses(e endpoint.Endpoint, method string, hasParams bool) *openapi3.
 	}
 	rs.Set("default", &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription(
 		"Any other error, in the error body: 404 rest_no_route (unknown path, method or malformed path ID), " +
-			"413 rest_request_too_large (body over 1 MiB), 400 rest_invalid_json, 429 when rate-limited, 503 " +
-			"rest_database_unavailable (with Retry-After), 500 rest_internal_error.").
+			"413 rest_request_too_large (body over 1 MiB on POST, PUT and PATCH, over 64 KiB on other methods), " +
+			"400 rest_invalid_json, 429 when rate-limited, 503 rest_database_unavailable or rest_busy (too many " +
+			"bodies being sent at once; both with Retry-After), 500 rest_internal_error.").
 		WithJSONSchemaRef(schemaRef("Error"))})
 	return rs
 }
@@ -349,6 +368,11 @@ func conditionalHeaders(e endpoint.Endpoint, method string) []*openapi3.Paramete
 			"(strong comparison), else 412 rest_precondition_failed and nothing changes. The check and the write "+
 			"are one transaction with the record locked, so of concurrent writes sent with the same ETag exactly "+
 			"one succeeds."))
+		hs = append(hs, header("If-Unmodified-Since", "An HTTP date, honoured when If-Match is not sent: the "+
+			"write happens only if the record has not changed since (its Last-Modified is not after the date), "+
+			"else 412 rest_precondition_failed and nothing changes; checked in the write's transaction, like "+
+			"If-Match. Categories and tags have no modification date and ignore it; a value that is not an "+
+			"HTTP date is ignored."))
 	}
 	return hs
 }
@@ -422,10 +446,16 @@ func apiDescription(cfg config.Config) string {
 			"string forms) and are returned as JSON booleans.\n" +
 			"- Unknown fields are ignored, and so are generated fields (`id`, `url`, `rest_url`, `utc_*`, " +
 			"`*_details`, `timezone_abbr`, `cost_details`, `global_id`).\n" +
-			"- Bodies over 1 MiB get `413`; a body that is not valid JSON under a JSON content type gets " +
-			"`400 rest_invalid_json`.\n" +
+			"- Bodies over 1 MiB (POST, PUT, PATCH) or 64 KiB (other methods) get `413`; a route that needs " +
+			"credentials answers an anonymous request `401` before reading its body; at most 16 bodies are read " +
+			"at once (a request waits up to 10 s for its turn, then `503 rest_busy` with `Retry-After`). A body " +
+			"that is not valid JSON under a JSON content type gets `400 rest_invalid_json`.\n" +
+			"- Every text parameter has a maximum length, its `maxLength` here (in characters; for lists, of each " +
+			"item): a longer value is `400 rest_invalid_param` naming it.\n" +
 			"- A trailing slash is ignored, `?rest_route=/" + config.Namespace + "/…` on the site root reaches a " +
-			"route, and `X-HTTP-Method-Override` turns a POST into PUT, PATCH or DELETE.",
+			"route of this namespace (and nothing outside it), and `X-HTTP-Method-Override` turns a POST into PUT, " +
+			"PATCH or DELETE.\n" +
+			"- Every GET route also answers HEAD: the same status and headers, no body.",
 
 		"## Dates\n\n" +
 			"- Accepted: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD HH:MM`, `YYYY-MM-DDTHH:MM[:SS]`, RFC 3339 with offset, " +
@@ -520,8 +550,10 @@ func apiDescription(cfg config.Config) string {
 			"/venues` and created in the same transaction) or a mix; organizer order is kept. Creating a venue " +
 			"or organizer identical to an existing one (same name, ignoring case, and the same value for every " +
 			"field sent) returns the existing one with `200`.\n" +
-			"- Categories and tags on events: IDs, names or slugs; an unknown name is created, an unknown ID is " +
-			"`400`.\n" +
+			"- Categories and tags on events: IDs, names or slugs; an unknown ID is `400`. An unknown name is " +
+			"created only for a caller who may create such terms (as `POST /categories` or `/tags` asks); anyone " +
+			"else gets `403 rest_forbidden` naming `categories` or `tags` in `data.params`, and nothing is written. " +
+			"Existing terms may be linked by anyone who may write the event.\n" +
 			"- Slugs are generated from the title or name when absent and made unique with `-2`, `-3`…; a " +
 			"duplicate term name under the same parent is `400 term_exists`, a slug clash on update `400`.\n" +
 			"- `image` is an http(s) URL or the ID of an image the service knows; `cost` is free text or an array, " +
