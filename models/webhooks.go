@@ -221,20 +221,17 @@ func (s *Store) DispatchChanges(ctx context.Context, limit int,
 // claimed meanwhile is re-checked and left, so each claim goes to one instance. Each claim counts an attempt.
 func (s *Store) ClaimDeliveries(ctx context.Context, now, lease time.Time, limit int) ([]WebhookDelivery, error) {
 	var out []WebhookDelivery
+	// PostgreSQL skips the rows another instance is claiming; SQLite has one writer and no row locks.
+	locking := ""
+	if s.dialect == Postgres {
+		locking = " FOR UPDATE SKIP LOCKED"
+	}
 	err := s.outsideVersion(ctx, func(db *gorm.DB) error {
-		if s.dialect == Postgres {
-			return db.Raw(`UPDATE webhook_deliveries SET next_attempt_at = ?, attempts = attempts + 1
-				WHERE id IN (SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= ?
-					AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.status = 'pending'
-						AND e.webhook_id = d.webhook_id AND e.kind = d.kind AND e.record_id = d.record_id AND e.id < d.id)
-					ORDER BY d.next_attempt_at, d.id LIMIT ? FOR UPDATE SKIP LOCKED)
-				RETURNING *`, lease.UnixMilli(), now.UnixMilli(), limit).Scan(&out).Error
-		}
 		return db.Raw(`UPDATE webhook_deliveries SET next_attempt_at = ?, attempts = attempts + 1
 			WHERE id IN (SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= ?
 				AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.status = 'pending'
 					AND e.webhook_id = d.webhook_id AND e.kind = d.kind AND e.record_id = d.record_id AND e.id < d.id)
-				ORDER BY d.next_attempt_at, d.id LIMIT ?)
+				ORDER BY d.next_attempt_at, d.id LIMIT ?`+locking+`)
 			RETURNING *`, lease.UnixMilli(), now.UnixMilli(), limit).Scan(&out).Error
 	})
 	return out, err
