@@ -423,17 +423,7 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 			e, err = reload(tx, e.ID)
 			return err
 		}
-		before, err := e.TermLinks()
-		if err != nil {
-			return err
-		}
-		if err := ec.applyEventWrite(tx, e, w); err != nil {
-			return err
-		}
-		if err := tx.SaveEvent(e); err != nil {
-			return err
-		}
-		if err := storeEventLinks(tx, e, w.links, before, false); err != nil {
+		if err := ec.updateEvent(tx, e, w); err != nil {
 			return err
 		}
 		e, err = reload(tx, e.ID)
