@@ -241,8 +241,8 @@ type LinkedList struct {
 	endpoint.Paging
 	Search           endpoint.Opt[string]   `param:"search" validate:"omitempty,max=1000" doc:"Words (fragments of letters, digits and hyphens) that must all appear, ignoring case, in one of the searched fields."`
 	Event            endpoint.Opt[int64]    `param:"event" validate:"omitempty,gt=0" doc:"Only records linked to this event (which must exist)."`
-	HasEvents        endpoint.Opt[bool]     `param:"has_events" doc:"true: only records linked to at least one event that is not a draft, pending or trashed; false: only the others."`
-	OnlyWithUpcoming endpoint.Opt[bool]     `param:"only_with_upcoming" default:"false" doc:"true: only records linked to an event you may see that has not started yet; false: no filter."`
+	HasEvents        endpoint.Opt[bool]     `param:"has_events" doc:"true: only records linked to at least one event that is not a draft, pending or trashed; false: only the others. With sync_token, a record is listed again when its fields or links change, not when one of its events changes status: sync this filter from a plain list."`
+	OnlyWithUpcoming endpoint.Opt[bool]     `param:"only_with_upcoming" default:"false" doc:"true: only records linked to an event you may see that has not started yet; false: no filter. With sync_token, a record is not listed again when its last upcoming event starts or changes status (time passing changes this filter without a write): sync this filter from a plain list."`
 	Status           endpoint.Opt[[]string] `param:"status" doc:"Statuses to list (a list or CSV; any = every status but trash). Callers who cannot edit records may only ask for publish."`
 	SyncInput
 }
