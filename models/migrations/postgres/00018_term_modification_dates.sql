@@ -11,7 +11,7 @@
 -- +goose Up
 ALTER TABLE categories ADD COLUMN updated_at TIMESTAMPTZ NOT NULL DEFAULT date_trunc('second', now());
 ALTER TABLE tags ADD COLUMN updated_at TIMESTAMPTZ NOT NULL DEFAULT date_trunc('second', now());
-ALTER TABLE term_count_deltas ADD COLUMN at BIGINT NOT NULL DEFAULT CAST(extract(epoch FROM now()) AS BIGINT);
+ALTER TABLE term_count_deltas ADD COLUMN at BIGINT NOT NULL DEFAULT CAST(floor(extract(epoch FROM now())) AS BIGINT);
 
 -- +goose Down
 ALTER TABLE term_count_deltas DROP COLUMN at;
