@@ -286,7 +286,7 @@ func termList(e endpoint.Endpoint, plural, extra string) endpoint.Endpoint {
 
 func termGet(e endpoint.Endpoint, kind string) endpoint.Endpoint {
 	return e.Dated().Doc("Read an event "+kind, "The "+kind+" with this term ID. Reads are public. Last-Modified "+
-		"is the "+kind+"'s last change: of its fields, of its count"+map[bool]string{true: ", or of the slugs of its "+
+		"is the "+kind+"'s last change: of its fields, of its count"+map[bool]string{true: ", or of the slugs of its " +
 		"ancestors, which its URL shows", false: ""}[kind == "category"]+".").
 		Respond(http.StatusNotFound, "Error", "No "+kind+" has this ID (rest_term_invalid)")
 }
