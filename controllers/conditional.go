@@ -53,8 +53,8 @@ func ETagMatches(header, etag string, weak bool) bool {
 
 // requireMatch enforces the preconditions of a write of one record: If-Match (RFC 9110 §13.1.1) and, when there
 // is no If-Match, If-Unmodified-Since (§13.1.4). current renders the record as GET on its item route shows it to
-// this caller, with its modification date as that answer's Last-Modified gives it (zero for records without one,
-// such as terms: If-Unmodified-Since cannot fail for them). Write handlers call requireMatch inside their
+// this caller, with its modification date as that answer's Last-Modified gives it (zero for a record without one:
+// If-Unmodified-Since cannot fail for it). Write handlers call requireMatch inside their
 // transaction once the record is found, locked and the caller allowed (404 and 403 come first), so the comparison
 // and the write see the same row: of two writes sent with the same tag or date, the second finds the first's
 // result and gets 412 rest_precondition_failed, changing nothing. Without either header it does nothing and

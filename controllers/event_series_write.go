@@ -248,7 +248,7 @@ func (ec *EventController) endSeries(tx *models.Store, e *models.Event, w *event
 	if w.in.HideFromListings.Set {
 		e.HideFromListings = w.in.HideFromListings.V
 	}
-	occurrences, err := tx.SeriesOccurrenceEvents(e.ID)
+	occurrences, err := tx.LockSeriesOccurrences(e.ID)
 	if err != nil {
 		return err
 	}
@@ -310,7 +310,7 @@ func (ec *EventController) matchOccurrences(tx *models.Store, prev, e *models.Ev
 	if err != nil {
 		return err
 	}
-	events, err := tx.SeriesOccurrenceEvents(e.ID)
+	events, err := tx.LockSeriesOccurrences(e.ID)
 	if err != nil {
 		return err
 	}
@@ -507,7 +507,7 @@ func (ec *EventController) deleteInSeries(tx *models.Store, e *models.Event, for
 		if set, err = set.EndBefore(at.In(loc)); err != nil {
 			return true, err
 		}
-		all, err := tx.SeriesOccurrenceEvents(head.ID)
+		all, err := tx.LockSeriesOccurrences(head.ID)
 		if err != nil {
 			return true, err
 		}
@@ -558,7 +558,7 @@ func (ec *EventController) deleteInSeries(tx *models.Store, e *models.Event, for
 
 // deleteSeries trashes a series record and its occurrences, or deletes them all with force.
 func (ec *EventController) deleteSeries(tx *models.Store, e *models.Event, force bool) error {
-	occurrences, err := tx.SeriesOccurrenceEvents(e.ID)
+	occurrences, err := tx.LockSeriesOccurrences(e.ID)
 	if err != nil {
 		return err
 	}

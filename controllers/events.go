@@ -207,8 +207,8 @@ func (ec *EventController) readable(c *gin.Context, ref eventRef, password endpo
 	return e, shaper, nil
 }
 
-// eventDates are the modification dates a read of e shows: its own and its venues' and organizers' (categories and
-// tags have none). The latest is the event's Last-Modified.
+// eventDates are the modification dates a read of e shows: its own and its venues' and organizers' (not its
+// categories' and tags', whose counts move with every event of theirs). The latest is the event's Last-Modified.
 func eventDates(e *models.Event) []time.Time {
 	dates := []time.Time{e.UpdatedAt}
 	for i := range e.Venues {

@@ -433,7 +433,7 @@ func (tc termController) list(c *gin.Context, p *TermListParams, parent endpoint
 	return nil
 }
 
-// get handles GET /categories/:id and GET /tags/:id.
+// get handles GET /categories/:id and GET /tags/:id, with the term's Last-Modified.
 func (tc termController) get(c *gin.Context, id endpoint.Opt[int64]) error {
 	store := tc.Store.WithContext(c.Request.Context())
 	t, err := tc.find(store, id)
@@ -444,6 +444,7 @@ func (tc termController) get(c *gin.Context, id endpoint.Opt[int64]) error {
 	if err != nil {
 		return err
 	}
+	setLastModified(c, t.LastModified())
 	c.JSON(http.StatusOK, out)
 	return nil
 }
@@ -461,7 +462,8 @@ func (tc termController) find(store *models.Store, id endpoint.Opt[int64]) (*mod
 }
 
 // write is the unit of work of a term write by the caller of c: the term id (0 for a create), the input, and
-// If-Match checked against the answer GET on the term gives this caller now, with the row locked.
+// If-Match or If-Unmodified-Since checked against the answer and the Last-Modified GET on the term gives this
+// caller now, with the row locked.
 func (tc termController) write(c *gin.Context, id endpoint.Opt[int64], in models.TermInput) (models.TermWrite, error) {
 	switch {
 	case id.V < 0:
@@ -472,12 +474,12 @@ func (tc termController) write(c *gin.Context, id endpoint.Opt[int64], in models
 	site := tc.Site(c)
 	w := models.TermWrite{Tax: tc.kind.tax, Caller: models.UserFrom(c.Request.Context()), ID: uint64(id.V),
 		Input: in}
-	if c.GetHeader("If-Match") != "" {
+	if c.GetHeader("If-Match") != "" || c.GetHeader("If-Unmodified-Since") != "" {
 		w.Lock = true
 		w.Check = func(tx *models.Store, cur *models.Term) error {
-			return requireMatch(c, func() (any, time.Time, error) { // terms have no modification date
+			return requireMatch(c, func() (any, time.Time, error) {
 				shape, err := tc.kind.shape(tx, site, cur)
-				return shape, time.Time{}, err
+				return shape, cur.LastModified(), err
 			})
 		}
 	}

@@ -1,6 +1,10 @@
 package models
 
-import "gorm.io/gorm"
+import (
+	"time"
+
+	"gorm.io/gorm"
+)
 
 // Category is a hierarchical event category (taxonomy "tribe_events_cat" in the API).
 type Category struct {
@@ -13,6 +17,9 @@ type Category struct {
 	ParentID    *uint64
 	// Count is the number of published events with this category, kept current by every event write.
 	Count int64 `gorm:"not null;default:0"`
+	// UpdatedAt is when the category or its URL last changed (its count's changes are dated by their deltas:
+	// Term.LastModified).
+	UpdatedAt time.Time `gorm:"not null"`
 
 	Parent *Category `gorm:"foreignKey:ParentID"`
 }

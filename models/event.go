@@ -144,19 +144,31 @@ func (s *Store) findEvent(cond string, arg any) (*Event, error) {
 // LockEvent returns the event with id for changing it in the current transaction, or ErrNotFound. On PostgreSQL
 // the row stays locked until the transaction ends, so concurrent updates of one event (its link sets above all)
 // apply one after the other instead of interleaving; SQLite already serialises write transactions.
+//
+// The series record of an occurrence is locked too, before the occurrence (rows are locked in the order the
+// statement returns them): writes of a whole series lock its record and then its occurrences
+// (LockSeriesOccurrences), so a write of one occurrence takes the two locks in the same order and the two writes
+// wait for each other instead of deadlocking.
 func (s *Store) LockEvent(id uint64) (*Event, error) {
-	db := s.db
-	if s.dialect == Postgres {
-		db = db.Clauses(clause.Locking{Strength: "UPDATE", Table: clause.Table{Name: "events"}})
-	}
 	var events []Event
-	if err := db.Where("events.id = ?", id).Limit(1).Find(&events).Error; err != nil {
-		return nil, err
+	if s.dialect != Postgres {
+		if err := s.db.Where("events.id = ?", id).Limit(1).Find(&events).Error; err != nil {
+			return nil, err
+		}
+	} else {
+		err := s.db.Clauses(clause.Locking{Strength: "UPDATE", Table: clause.Table{Name: "events"}}).
+			Where("events.id = ? OR events.id = (SELECT o.series_id FROM events o WHERE o.id = ? AND o.series_id <> o.id)", id, id).
+			Order(clause.OrderBy{Expression: clause.Expr{SQL: "events.id = ?", Vars: []any{id}}}).Find(&events).Error
+		if err != nil {
+			return nil, err
+		}
 	}
-	if len(events) == 0 {
-		return nil, ErrNotFound
+	for i := range events {
+		if events[i].ID == id {
+			return &events[i], nil
+		}
 	}
-	return &events[0], nil
+	return nil, ErrNotFound
 }
 
 // EventIDBySlug returns the ID of the event with slug, or ErrNotFound.

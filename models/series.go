@@ -278,6 +278,22 @@ func (s *Store) SeriesOccurrenceEvents(seriesID uint64) ([]Event, error) {
 		seriesID, seriesID), 16)
 }
 
+// LockSeriesOccurrences is SeriesOccurrenceEvents for changing the occurrences in the current transaction, which
+// holds the series record's lock (LockEvent): on PostgreSQL their rows are locked first, in ID order (as
+// unlinkEvents locks events), and read after the locks. A write of one occurrence that committed meanwhile is then
+// seen, not overwritten with what the series write read before it, and the term counts move from what the
+// occurrences link when the series write changes them.
+func (s *Store) LockSeriesOccurrences(seriesID uint64) ([]Event, error) {
+	if s.dialect == Postgres {
+		var ids []uint64
+		if err := s.db.Raw("SELECT id FROM events WHERE series_id = ? AND id <> ? ORDER BY id FOR UPDATE",
+			seriesID, seriesID).Scan(&ids).Error; err != nil {
+			return nil, err
+		}
+	}
+	return s.SeriesOccurrenceEvents(seriesID)
+}
+
 // DeleteSeriesRow removes a series' row (the series record becomes a single event) with its occurrence rows.
 func (s *Store) DeleteSeriesRow(id uint64) error {
 	return s.db.Exec("DELETE FROM event_series WHERE event_id = ?", id).Error

@@ -1,6 +1,10 @@
 package models
 
-import "gorm.io/gorm"
+import (
+	"time"
+
+	"gorm.io/gorm"
+)
 
 // Tag is a flat event tag (taxonomy "post_tag" in the API).
 type Tag struct {
@@ -12,6 +16,8 @@ type Tag struct {
 	Description string `gorm:"not null;default:''"`
 	// Count is the number of published events with this tag, kept current by every event write.
 	Count int64 `gorm:"not null;default:0"`
+	// UpdatedAt is when the tag last changed (its count's changes are dated by their deltas: Term.LastModified).
+	UpdatedAt time.Time `gorm:"not null"`
 }
 
 // BeforeSave keeps NameKey in step with Name for tags written through GORM.

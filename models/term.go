@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/text/cases"
 	"gorm.io/gorm"
@@ -58,6 +59,23 @@ type Term struct {
 	Description string
 	ParentID    *uint64
 	Count       int64
+	// UpdatedAt is when the term's own fields last changed or, for a category, the slugs of its ancestors or their
+	// line, which its URL shows; including the count changes folded into Count (CompactTermCounts).
+	UpdatedAt time.Time
+	// CountedAt is the Unix second of the latest count change not yet folded into Count and UpdatedAt, if any.
+	// Only Term reads it.
+	CountedAt *int64 `gorm:"->"`
+}
+
+// LastModified is when the term's answer last changed: the latest of UpdatedAt and its pending count changes. The
+// answer shows the count, so a count change is a change of the term, as its ETag says too.
+func (t *Term) LastModified() time.Time {
+	if t.CountedAt != nil {
+		if counted := time.Unix(*t.CountedAt, 0).UTC(); counted.After(t.UpdatedAt) {
+			return counted
+		}
+	}
+	return t.UpdatedAt
 }
 
 // TermInput is a create or an update of a term: nil fields were not sent. Values are already clean (plain-text
@@ -110,10 +128,18 @@ func (tax *Taxonomy) countExpr(t string) string {
 		tax.table + "' AND d.term_id = " + t + ".id), 0))"
 }
 
-// Term reads one term; ErrNotFound when tax has no term with that ID.
+// countedAtExpr is the Unix second of the latest count change of the term in table (or alias) t not yet folded
+// into its row (NULL when none is pending).
+func (tax *Taxonomy) countedAtExpr(t string) string {
+	return "(SELECT MAX(d.at) FROM term_count_deltas d WHERE d.taxonomy = '" + tax.table + "' AND d.term_id = " +
+		t + ".id)"
+}
+
+// Term reads one term, with its modification date; ErrNotFound when tax has no term with that ID.
 func (s *Store) Term(tax *Taxonomy, id uint64) (*Term, error) {
 	var t Term
-	err := s.db.Table(tax.table).Select(tax.termColumns()).Where("id = ?", id).Take(&t).Error
+	err := s.db.Table(tax.table).Select(tax.termColumns()+", updated_at, "+tax.countedAtExpr(tax.table)+" AS counted_at").
+		Where("id = ?", id).Take(&t).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, ErrNotFound
 	}
@@ -417,11 +443,34 @@ func (s *Store) UpdateTerm(tax *Taxonomy, id uint64, in TermInput) (*Term, error
 		updates["description"] = *in.Description
 	}
 	if len(updates) > 0 {
+		updates["updated_at"] = now()
 		if err := s.db.Table(tax.table).Where("id = ?", id).Updates(updates).Error; err != nil {
 			return nil, err
 		}
 	}
+	_, movesSlug := updates["slug"]
+	if movesSlug || parentOf(parent) != parentOf(cur.ParentID) {
+		if err := s.touchDescendants(tax, id); err != nil {
+			return nil, err
+		}
+	}
 	return s.Term(tax, id)
+}
+
+// touchDescendants dates every descendant of category id now: their URLs show the slugs of their ancestors, so a
+// new slug or parent of id changes their answers. It takes the hierarchy lock (lockHierarchy) first, so that it
+// and another change of the line it walks do not lock the same rows in different orders. Tags have no
+// descendants.
+func (s *Store) touchDescendants(tax *Taxonomy, id uint64) error {
+	if !tax.hierarchical {
+		return nil
+	}
+	if err := s.lockHierarchy(tax); err != nil {
+		return err
+	}
+	return s.db.Exec("UPDATE "+tax.table+" SET updated_at = ? WHERE id IN (WITH RECURSIVE down(id) AS ("+
+		"SELECT id FROM "+tax.table+" WHERE parent_id = ? "+
+		"UNION SELECT c.id FROM "+tax.table+" c JOIN down ON c.parent_id = down.id) SELECT id FROM down)", now(), id).Error
 }
 
 // DeleteTerm deletes a term for good and returns it as it was. Events lose it (the link tables cascade, and their
@@ -484,6 +533,9 @@ func (s *Store) adoptChildren(tax *Taxonomy, t *Term) error {
 			Message: fmt.Sprintf("The term cannot be deleted: a child category would move next to category %d, “%s”, "+
 				"which has the same name.", clash.ID, clash.Name),
 			Data: map[string]any{"term_id": clash.ID}}
+	}
+	if err := s.touchDescendants(tax, t.ID); err != nil { // their URLs lose t's slug
+		return err
 	}
 	return s.db.Table(tax.table).Where("parent_id = ?", t.ID).Update("parent_id", t.ParentID).Error
 }
@@ -846,9 +898,10 @@ func (s *Store) recountTerms(tax *Taxonomy, ids []uint64) error {
 	if err := s.db.Exec("DELETE FROM term_count_deltas WHERE taxonomy = ? AND term_id IN ?", tax.table, ids).Error; err != nil {
 		return err
 	}
+	// The pending deltas' dates go with them: the recount is dated now, no earlier than any of them.
 	return s.db.Exec("UPDATE "+tax.table+" SET count = (SELECT COUNT(*) FROM "+tax.joinTable+" j "+
-		"JOIN events e ON e.id = j.event_id WHERE j."+tax.joinColumn+" = "+tax.table+".id AND e.status = ?) "+
-		"WHERE id IN ?", StatusPublish, ids).Error
+		"JOIN events e ON e.id = j.event_id WHERE j."+tax.joinColumn+" = "+tax.table+".id AND e.status = ?), "+
+		"updated_at = ? WHERE id IN ?", StatusPublish, now(), ids).Error
 }
 
 // TermLinks is what an event contributes to term counts: its categories and tags, and whether it is published.
@@ -909,6 +962,9 @@ type TermCountDelta struct {
 	Taxonomy string `gorm:"size:16;not null"`
 	TermID   uint64 `gorm:"not null"`
 	Delta    int    `gorm:"not null"`
+	// At is when the change was written, in Unix seconds: the database's clock sets it (never the service), so
+	// that every path that appends deltas, batched SQL included, dates them alike.
+	At int64 `gorm:"<-:false;not null"`
 }
 
 // TableName is the table of count deltas (the inflection library does not know the plural of "delta").
@@ -916,35 +972,44 @@ func (TermCountDelta) TableName() string { return "term_count_deltas" }
 
 // CompactTermCounts folds the pending count deltas into the counts, in one transaction: the deltas it deletes are
 // exactly the ones it adds (DELETE … RETURNING), so a concurrent writer's delta is either folded or left for next
-// time, never lost or counted twice. It returns how many deltas it folded. Every answer reads a count as the stored
-// count plus its pending deltas, so folding changes no answer: it runs outside Tx, without advancing the data
-// version, and cached answers stay valid.
+// time, never lost or counted twice. The latest date of a term's folded deltas moves into its updated_at (also
+// when they add up to nothing: the count did change in between, and a Last-Modified never goes back). It returns
+// how many deltas it folded. Every answer reads a count as the stored count plus its pending deltas, and a term's
+// last change as the latest of its updated_at and its pending deltas' dates (Term.LastModified), so folding
+// changes no answer: it runs outside Tx, without advancing the data version, and cached answers stay valid.
 func (s *Store) CompactTermCounts(ctx context.Context) (int, error) {
 	var folded int
 	err := s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
 		tx := s.on(db)
 		var moved []TermCountDelta
-		if err := tx.db.Raw("DELETE FROM term_count_deltas RETURNING taxonomy, term_id, delta").Scan(&moved).Error; err != nil {
+		if err := tx.db.Raw("DELETE FROM term_count_deltas RETURNING taxonomy, term_id, delta, at").Scan(&moved).Error; err != nil {
 			return err
 		}
 		folded = len(moved)
-		sums := map[string]map[uint64]int{}
+		type fold struct {
+			sum int
+			at  int64
+		}
+		folds := map[string]map[uint64]fold{}
 		for _, d := range moved {
-			if sums[d.Taxonomy] == nil {
-				sums[d.Taxonomy] = map[uint64]int{}
+			if folds[d.Taxonomy] == nil {
+				folds[d.Taxonomy] = map[uint64]fold{}
 			}
-			sums[d.Taxonomy][d.TermID] += d.Delta
+			f := folds[d.Taxonomy][d.TermID]
+			folds[d.Taxonomy][d.TermID] = fold{sum: f.sum + d.Delta, at: max(f.at, d.At)}
 		}
 		for _, tax := range []*Taxonomy{CategoryTaxonomy, TagTaxonomy} {
-			ids := make([]uint64, 0, len(sums[tax.table]))
-			for id, sum := range sums[tax.table] {
-				if sum != 0 {
-					ids = append(ids, id)
-				}
+			ids := make([]uint64, 0, len(folds[tax.table]))
+			for id := range folds[tax.table] {
+				ids = append(ids, id)
 			}
 			sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 			for _, id := range ids { // in ID order, so that two compactors cannot deadlock
-				if err := tx.db.Exec("UPDATE "+tax.table+" SET count = count + ? WHERE id = ?", sums[tax.table][id], id).Error; err != nil {
+				f := folds[tax.table][id]
+				at := time.Unix(f.at, 0).UTC()
+				if err := tx.db.Exec("UPDATE "+tax.table+" SET count = count + ?, "+
+					"updated_at = CASE WHEN updated_at < ? THEN ? ELSE updated_at END WHERE id = ?",
+					f.sum, at, at, id).Error; err != nil {
 					return err
 				}
 			}

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"testing"
+	"time"
 )
 
 func TestTermCountsAddPendingDeltasAndCompactionFoldsThem(t *testing.T) {
@@ -58,5 +59,56 @@ func TestTermCountsAddPendingDeltasAndCompactionFoldsThem(t *testing.T) {
 	s.DB().Model(&TermCountDelta{}).Count(&pending)
 	if folded, _ := s.CompactTermCounts(ctx); pending != 0 || folded != 0 {
 		t.Fatalf("%d deltas left, a second compaction folded %d", pending, folded)
+	}
+}
+
+// TestATermsLastChangeFollowsItsCountAndCompactionKeepsIt dates two tags long ago, moves their counts (one by a
+// change that adds up to nothing), and checks that each term's last change is the count change's, before and
+// after the deltas are folded into the counts, on both databases.
+func TestATermsLastChangeFollowsItsCountAndCompactionKeepsIt(t *testing.T) {
+	ctx := context.Background()
+	s := testStore(t)
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	moved, back := Tag{Name: "moved", Slug: "moved", UpdatedAt: old}, Tag{Name: "back", Slug: "back", UpdatedAt: old}
+	for _, tag := range []*Tag{&moved, &back} {
+		if err := s.DB().Create(tag).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	lastChange := func(id uint64) (time.Time, *Term) {
+		term, err := s.Term(TagTaxonomy, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return term.LastModified(), term
+	}
+	if at, _ := lastChange(moved.ID); !at.Equal(old) {
+		t.Fatalf("a tag created on %s has its last change on %s", old, at)
+	}
+	start := time.Now().UTC().Truncate(time.Second)
+	one := TermLinks{Published: true, Tags: []uint64{moved.ID, back.ID}}
+	if err := s.AdjustTermCounts(TermLinks{}, one); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AdjustTermCounts(one, TermLinks{Published: true, Tags: []uint64{moved.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	pending := map[uint64]time.Time{}
+	for _, id := range []uint64{moved.ID, back.ID} {
+		at, _ := lastChange(id)
+		if at.Before(start.Add(-time.Second)) || at.After(time.Now().Add(time.Second)) {
+			t.Fatalf("tag %d: last change %s after a count change at about %s", id, at, start)
+		}
+		pending[id] = at
+	}
+	if _, err := s.CompactTermCounts(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []uint64{moved.ID, back.ID} {
+		at, term := lastChange(id)
+		if !at.Equal(pending[id]) || !term.UpdatedAt.Equal(pending[id]) || term.CountedAt != nil {
+			t.Fatalf("tag %d: after compaction last change %s, updated %s, pending %v; before it %s", id, at,
+				term.UpdatedAt, term.CountedAt, pending[id])
+		}
 	}
 }

@@ -200,7 +200,8 @@ func eventItemEndpoints[R, U, D any](read func(*gin.Context, *R) error, update f
 				"(others get 403 event-no-longer-available); an unpublished one needs read rights (403 "+
 				"event-not-accessible); a password-protected one needs its password unless the caller can edit it "+
 				"(403 event-password-protected). Last-Modified is the latest modification date of the event, its "+
-				"venues and its organizers (categories and tags have none: a renamed term changes the ETag only).").
+				"venues and its organizers (not of its categories and tags: a renamed term or a new term count "+
+				"changes the ETag only).").
 			Respond(http.StatusOK, "Event", "The event").
 			Respond(http.StatusBadRequest, "Error", "A bad parameter (rest_invalid_param)").
 			Respond(http.StatusForbidden, "Error", "The event is trashed, not accessible, or password-protected").
@@ -284,8 +285,9 @@ func termList(e endpoint.Endpoint, plural, extra string) endpoint.Endpoint {
 }
 
 func termGet(e endpoint.Endpoint, kind string) endpoint.Endpoint {
-	return e.Doc("Read an event "+kind, "The "+kind+" with this term ID. Reads are public. Terms have no "+
-		"modification date, so there is no Last-Modified: revalidate with the ETag (If-None-Match).").
+	return e.Dated().Doc("Read an event "+kind, "The "+kind+" with this term ID. Reads are public. Last-Modified "+
+		"is the "+kind+"'s last change: of its fields, of its count"+map[bool]string{true: ", or of the slugs of its " +
+		"ancestors, which its URL shows", false: ""}[kind == "category"]+".").
 		Respond(http.StatusNotFound, "Error", "No "+kind+" has this ID (rest_term_invalid)")
 }
 

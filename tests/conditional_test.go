@@ -121,10 +121,10 @@ func TestQueriesThatLookAlikeAreCachedApart(t *testing.T) {
 	}
 }
 
-// TestSingleRecordsCarryLastModified reads events, venues and organizers: Last-Modified is the record's
+// TestSingleRecordsCarryLastModified reads events, venues, organizers and terms: Last-Modified is the record's
 // modification date (for an event the latest of its own and its venues' and organizers'), also on answers from
 // the response cache; If-Modified-Since not before it gives 304, an earlier date the record, and If-None-Match,
-// when sent, decides alone. Terms have no modification date and no Last-Modified.
+// when sent, decides alone. Lists and feeds have no Last-Modified.
 func TestSingleRecordsCarryLastModified(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
@@ -136,11 +136,15 @@ func TestSingleRecordsCarryLastModified(t *testing.T) {
 	venue := post("/venues", map[string]any{"venue": "Dated Hall"})
 	organizer := post("/organizers", map[string]any{"organizer": "Dated Org"})
 	event := app.createEvent(t, token, eventBody("Dated", 3, "venue", venue["id"], "organizer", []any{organizer["id"]}))
-	tag := post("/tags", map[string]any{"name": "Undated"})
+	tag := post("/tags", map[string]any{"name": "Dated"})
+	category := post("/categories", map[string]any{"name": "Dated"})
 	later := time.Now().UTC().Add(time.Hour).Truncate(time.Second)
-	if err := app.Store.DB().Model(&models.Organizer{}).Where("id = ?", organizer["id"]).
-		UpdateColumn("updated_at", later).Error; err != nil {
-		t.Fatal(err)
+	// Dates no write gives yet, so that the answers can only have them from the records' own.
+	for model, id := range map[any]any{&models.Organizer{}: organizer["id"], &models.Tag{}: tag["id"],
+		&models.Category{}: category["id"]} {
+		if err := app.Store.DB().Model(model).Where("id = ?", id).UpdateColumn("updated_at", later).Error; err != nil {
+			t.Fatal(err)
+		}
 	}
 	httpDate := func(modifiedUTC any) string {
 		at, err := time.Parse(dateTimeLayout, modifiedUTC.(string))
@@ -153,9 +157,11 @@ func TestSingleRecordsCarryLastModified(t *testing.T) {
 		fmt.Sprintf("/venues/%v", venue["id"]):           httpDate(venue["modified_utc"]),
 		fmt.Sprintf("/venues/by-slug/%v", venue["slug"]): httpDate(venue["modified_utc"]),
 		fmt.Sprintf("/organizers/%v", organizer["id"]):   later.Format(http.TimeFormat),
-		eventPath(event):                            later.Format(http.TimeFormat),
-		eventPath(event) + ".ics":                   later.Format(http.TimeFormat),
-		"/events/by-slug/" + event["slug"].(string): later.Format(http.TimeFormat),
+		eventPath(event):                              later.Format(http.TimeFormat),
+		eventPath(event) + ".ics":                     later.Format(http.TimeFormat),
+		"/events/by-slug/" + event["slug"].(string):   later.Format(http.TimeFormat),
+		fmt.Sprintf("/tags/%v", tag["id"]):            later.Format(http.TimeFormat),
+		fmt.Sprintf("/categories/%v", category["id"]): later.Format(http.TimeFormat),
 	} {
 		for i := 0; i < 2; i++ { // the second answer comes from the response cache
 			res := app.Get(path).ExpectStatus(t, http.StatusOK)
@@ -178,7 +184,7 @@ func TestSingleRecordsCarryLastModified(t *testing.T) {
 		app.Do(Request{Path: path, Token: token, Header: http.Header{"If-Modified-Since": {want}}}).
 			ExpectStatus(t, http.StatusNotModified)
 	}
-	for _, path := range []string{fmt.Sprintf("/tags/%v", tag["id"]), "/events", "/events.ics"} {
+	for _, path := range []string{"/tags", "/categories", "/events", "/events.ics"} {
 		if lm := app.Get(path).Header.Get("Last-Modified"); lm != "" {
 			t.Errorf("GET %s: Last-Modified %q", path, lm)
 		}

@@ -113,8 +113,7 @@ func startApp(t *testing.T, cfg config.Config, migrate bool) *App {
 			t.Fatalf("migrating: %v", err)
 		}
 		t.Cleanup(func() { expectLinkListsMatchLinks(t, store) })
-		t.Cleanup(func() { expectDayCountsMatchEvents(t, store) })
-		t.Cleanup(func() { expectLastStartsMatchEvents(t, store) })
+		t.Cleanup(func() { expectKeptTotalsMatchEvents(t, store) })
 	}
 	app := controllers.NewApp(cfg, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return &App{t: t, Handler: routes.New(app), Store: store, Config: cfg, Table: routes.Table(app), API: app}

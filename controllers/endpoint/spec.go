@@ -117,8 +117,7 @@ func (e Endpoint) Conditional() Endpoint {
 	e.IfMatch = true
 	return e.Respond(http.StatusPreconditionFailed, "Error", "If-Match names an ETag that is not the record's "+
 		"current one, or (without If-Match) If-Unmodified-Since gives a date before the record's last change, its "+
-		"Last-Modified (rest_precondition_failed); nothing was changed. Records without a modification date "+
-		"(categories, tags) ignore If-Unmodified-Since")
+		"Last-Modified (rest_precondition_failed); nothing was changed")
 }
 
 // Dated marks a single-record read that carries Last-Modified.

@@ -371,8 +371,7 @@ func conditionalHeaders(e endpoint.Endpoint, method string) []*openapi3.Paramete
 		hs = append(hs, header("If-Unmodified-Since", "An HTTP date, honoured when If-Match is not sent: the "+
 			"write happens only if the record has not changed since (its Last-Modified is not after the date), "+
 			"else 412 rest_precondition_failed and nothing changes; checked in the write's transaction, like "+
-			"If-Match. Categories and tags have no modification date and ignore it; a value that is not an "+
-			"HTTP date is ignored."))
+			"If-Match. A value that is not an HTTP date is ignored."))
 	}
 	return hs
 }
@@ -396,7 +395,8 @@ func componentHeaders() openapi3.Headers {
 			"Strong (a hash of the body) on every answer but iCalendar feeds, whose tag is weak: it is computed " +
 			"before the feed is built, from the data version, the query, the caller and the clock period.",
 		"Last-Modified": "The record's modification date (for an event the latest of its own and its venues' and " +
-			"organizers'), for If-Modified-Since.",
+			"organizers'; for a category or tag the last change of its fields or its count), for If-Modified-Since " +
+			"and If-Unmodified-Since.",
 	} {
 		headers[name] = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
 			Description: description, Required: true, Schema: stringSchema().NewRef()}}}
@@ -582,15 +582,17 @@ func apiDescription(cfg config.Config) string {
 
 		"## Caching, conditional requests and feeds\n\n" +
 			"- Every GET answer has an `ETag` (strong, a hash of the body; weak for iCalendar feeds) and answers " +
-			"`If-None-Match` with `304`. Single events, venues and organizers also carry `Last-Modified` (for an " +
-			"event the latest of its own and its venues' and organizers' modification dates; terms have none) and " +
-			"answer `If-Modified-Since`. `Cache-Control` is `public, no-cache` for anonymous callers and `private, " +
-			"no-cache` otherwise, with `Vary: Authorization, Accept, Origin`.\n" +
+			"`If-None-Match` with `304`. Single events, venues, organizers, categories and tags also carry " +
+			"`Last-Modified` (for an event the latest of its own and its venues' and organizers' modification " +
+			"dates; for a term the last change of its fields or its count) and answer `If-Modified-Since`. " +
+			"`Cache-Control` is `public, no-cache` for anonymous callers and `private, no-cache` otherwise, with " +
+			"`Vary: Authorization, Accept, Origin`.\n" +
 			"- Updates and deletes of one event, venue, organizer, category or tag honour `If-Match`: the `ETag` " +
 			"of `GET` on the item for the same caller, compared strongly (`*` matches any record) inside the " +
 			"write's transaction with the record locked; a stale one is `412 rest_precondition_failed` and " +
-			"changes nothing, so of concurrent writes sent with one tag exactly one succeeds. `404`, `401`/`403` " +
-			"and `410` come first.\n" +
+			"changes nothing, so of concurrent writes sent with one tag exactly one succeeds. Without `If-Match`, " +
+			"`If-Unmodified-Since` is checked the same way: a date before the record's `Last-Modified` is `412`. " +
+			"`404`, `401`/`403` and `410` come first.\n" +
 			fmt.Sprintf("- `GET /events.ics` (and `GET /events` with `Accept: text/calendar`) is an iCalendar "+
 				"feed of the events `GET /events` lists for the same query, unpaged, up to %d events "+
 				"(`X-WR-CALDESC` says when a feed stops there), streamed in batches; its weak `ETag` is computed "+
