@@ -45,27 +45,15 @@ func (webhookShapes) Fields(columns []string) []string {
 	return out
 }
 
-// recordsOfKind are the records of one kind a batch of deliveries needs: the IDs of those that exist.
+// recordsOfKind are the records of one kind a batch of deliveries needs: the IDs of those that exist and the rows
+// of those deleted.
 type recordsOfKind struct {
-	ids []uint64
-}
-
-// deletedRecord is the data of a deletion: the stored fields of the record as it was (its password left out).
-func deletedRecord(old string) json.RawMessage {
-	if !json.Valid([]byte(old)) || old == "" {
-		return json.RawMessage(`{}`)
-	}
-	var fields map[string]any
-	if err := json.Unmarshal([]byte(old), &fields); err != nil {
-		return json.RawMessage(`{}`)
-	}
-	delete(fields, "password")
-	raw, _ := json.Marshal(fields)
-	return raw
+	ids     []uint64
+	deleted []models.DeletedRow
 }
 
 // Records shapes the records of a batch of changes, keyed by kind and ID: as an administrator reads them in lists
-// now, or, deleted, as their stored fields were.
+// now, or, deleted, as such a read showed them before.
 func (w webhookShapes) Records(tx *models.Store, records []jobs.Record) (map[jobs.RecordKey]json.RawMessage, error) {
 	byKind := map[models.ChangeKind]*recordsOfKind{}
 	for _, r := range records {
@@ -74,16 +62,13 @@ func (w webhookShapes) Records(tx *models.Store, records []jobs.Record) (map[job
 			k = &recordsOfKind{}
 			byKind[r.Kind] = k
 		}
-		if !r.Deleted {
+		if r.Deleted {
+			k.deleted = append(k.deleted, models.DeletedRow{ID: r.ID, Old: r.Old})
+		} else {
 			k.ids = append(k.ids, r.ID)
 		}
 	}
 	out := map[jobs.RecordKey]json.RawMessage{}
-	for _, r := range records {
-		if r.Deleted {
-			out[r.RecordKey] = deletedRecord(r.Old)
-		}
-	}
 	site := w.app.backgroundSite()
 	for kind, recs := range byKind {
 		var err error
@@ -128,6 +113,13 @@ func webhookEventRecords(a *App, tx *models.Store, site Site, recs *recordsOfKin
 			return err
 		}
 	}
+	if len(recs.deleted) > 0 {
+		deleted, err := tx.DeletedEvents(recs.deleted)
+		if err != nil {
+			return err
+		}
+		events = append(events, deleted...)
+	}
 	shaper := (&EventController{App: a}).shaper(site, Viewer{User: webhookAdmin})
 	for i := range events {
 		if err := putShape(out, models.ChangeEvent, events[i].ID, shaper.listRecord(&events[i])); err != nil {
@@ -149,6 +141,13 @@ func webhookLinked[T any, P models.LinkedRecord[T], In any](a *App, tx *models.S
 			return err
 		}
 	}
+	if len(recs.deleted) > 0 {
+		deleted, err := models.DeletedLinked[T, P](tx, kind, recs.deleted)
+		if err != nil {
+			return err
+		}
+		list = append(list, deleted...)
+	}
 	for i := range list {
 		rec := P(&list[i])
 		if err := putShape(out, kind, *rec.Linked().ID, k.shape(a, site, &list[i], Viewer{User: webhookAdmin}, false)); err != nil {
@@ -168,6 +167,7 @@ func webhookTerms(tx *models.Store, site Site, k termKind, recs *recordsOfKind, 
 			return err
 		}
 	}
+	terms = append(terms, tx.DeletedTerms(recs.deleted)...)
 	shaped, err := k.shapes(tx, site, terms)
 	if err != nil {
 		return err
