@@ -599,31 +599,51 @@ func TestTwoInstancesDeliverEachChangeOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	twin := app.Twin()
-	app.runSender(t)
-	twin.runSender(t)
+	stops := []func(){app.runSender(t), twin.runSender(t)}
+	// Wait for every delivery to arrive and to be recorded as sent, then stop both senders, which lets the attempts
+	// under way finish: whatever the receiver got by then is all it will get.
 	deadline := time.Now().Add(120 * time.Second)
 	for {
-		rc.mu.Lock()
-		n := len(rc.got)
-		rc.mu.Unlock()
-		if n >= total || time.Now().After(deadline) {
+		pending, _, err := app.Store.DeliveryQueue(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var made int
+		if err := db.Raw("SELECT COUNT(*) FROM webhook_deliveries").Scan(&made).Error; err != nil {
+			t.Fatal(err)
+		}
+		if made >= total && pending == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			// Tell a stall from a slow machine: the deliveries still waiting, and what each session is doing.
+			var waiting, activity []map[string]any
+			db.Raw("SELECT id, attempts, next_attempt_at, created_at FROM webhook_deliveries WHERE status = 'pending' ORDER BY id LIMIT 5").Scan(&waiting)
+			db.Raw(`SELECT state, wait_event_type, wait_event, LEFT(query, 100) AS query,
+				EXTRACT(EPOCH FROM now() - xact_start) AS age FROM pg_stat_activity
+				WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&activity)
+			t.Logf("at the deadline: %d made, %d pending, e.g. %+v (now %d); sessions: %+v", made, pending, waiting,
+				time.Now().UnixMilli(), activity)
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	time.Sleep(500 * time.Millisecond)
-	var states []struct {
-		Status   string
-		Attempts int
-		N        int
+	for _, stop := range stops {
+		stop()
 	}
-	db.Raw("SELECT status, attempts, COUNT(*) AS n FROM webhook_deliveries GROUP BY status, attempts").Scan(&states)
+	var states []struct {
+		Status    string
+		Attempts  int
+		LastError string
+		N         int
+	}
+	db.Raw("SELECT status, attempts, last_error, COUNT(*) AS n FROM webhook_deliveries GROUP BY status, attempts, last_error").Scan(&states)
 	var changes []struct {
 		Op string
 		N  int
 	}
 	db.Raw("SELECT op, COUNT(*) AS n FROM changes WHERE kind = 1 GROUP BY op").Scan(&changes)
-	t.Logf("deliveries by status and attempts: %+v; event changes by op: %+v", states, changes)
+	t.Logf("deliveries by status, attempts and last error: %+v; event changes by op: %+v", states, changes)
 	var got []received
 	rc.mu.Lock()
 	got = append([]received{}, rc.got...)

@@ -164,20 +164,29 @@ func (s *WebhookSender) claimAndSend(ctx context.Context, slots chan struct{}, i
 		inflight.Add(1)
 		go func() {
 			defer func() { <-slots; inflight.Done(); s.Wake() }()
-			s.send(&d)
+			s.send(&d, now.Add(s.lease()-recordMargin))
 		}()
 	}
 }
 
-// lease is how long a claimed delivery is this instance's: an attempt's timeout and a margin.
+// A claim lasts an attempt's timeout and leaseMargin. The attempt, with the database reads before its request,
+// must end recordMargin before the claim does, which leaves that long to record its outcome.
+const (
+	leaseMargin  = 10 * time.Second
+	recordMargin = 5 * time.Second
+)
+
+// lease is how long a claimed delivery is this instance's.
 func (s *WebhookSender) lease() time.Duration {
-	return s.client.Timeout + 5*time.Second
+	return s.client.Timeout + leaseMargin
 }
 
-// send makes one attempt and records its outcome. It runs to its end even while the service stops (bounded by
-// the client's timeout), so that no answered attempt goes unrecorded.
-func (s *WebhookSender) send(d *models.WebhookDelivery) {
-	ctx := context.Background()
+// send makes one attempt, which must end by deadline, and records its outcome. So an attempt never runs past the
+// lease of its claim, after which another instance may claim the delivery and send it again. It runs to its end
+// even while the service stops, so that no answered attempt goes unrecorded.
+func (s *WebhookSender) send(d *models.WebhookDelivery, deadline time.Time) {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
 	sub, err := s.store.Webhook(ctx, d.WebhookID)
 	if errors.Is(err, models.ErrWebhookNotFound) {
 		return // deleted meanwhile, with its deliveries
@@ -204,7 +213,7 @@ func (s *WebhookSender) send(d *models.WebhookDelivery) {
 		s.log.Info("webhooks: delivery failed", "delivery", d.ID, "webhook", d.WebhookID, "attempt", d.Attempts,
 			"status", status, "error", errText, "retry_at", next)
 	}
-	if err := s.store.FinishDelivery(ctx, d, status, errText, ok, next, now); err != nil {
+	if err := s.store.FinishDelivery(context.Background(), d, status, errText, ok, next, now); err != nil {
 		s.log.Warn("webhooks: recording an attempt", "delivery", d.ID, "error", err)
 	}
 }
