@@ -32,6 +32,7 @@ import (
 
 	"calendar/config"
 	"calendar/controllers"
+	"calendar/controllers/jobs"
 	"calendar/models"
 	"calendar/routes"
 )
@@ -133,7 +134,7 @@ func serve(ctx context.Context, cfg config.Config, store *models.Store, log *slo
 	maintaining := make(chan struct{})
 	go func() { defer close(maintaining); maintain(ctx, store, cfg.SyncRetention, log) }()
 	extending := make(chan struct{})
-	go func() { defer close(extending); extendSeries(ctx, app, log) }()
+	go func() { defer close(extending); jobs.RunHorizon(ctx, store, cfg.RecurrenceHorizon, log) }()
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -222,30 +223,6 @@ func maintain(ctx context.Context, store *models.Store, retention time.Duration,
 					log.Warn("vacuuming term counts", "error", err)
 				}
 			}
-		}
-	}
-}
-
-// horizonInterval is how often the horizon job runs: the horizon moves a day a day, so an hour keeps every series
-// within an hour of it.
-const horizonInterval = time.Hour
-
-// extendSeries runs the horizon job (controllers.App.ExtendSeries) at start and then hourly until ctx ends.
-func extendSeries(ctx context.Context, app *controllers.App, log *slog.Logger) {
-	ticker := time.NewTicker(horizonInterval)
-	defer ticker.Stop()
-	for {
-		n, err := app.ExtendSeries(ctx, time.Now())
-		if err != nil && ctx.Err() == nil {
-			log.Warn("extending series to the horizon", "error", err)
-		}
-		if n > 0 {
-			log.Info("extended series to the horizon", "series", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"calendar/config"
 	"calendar/controllers/endpoint"
+	"calendar/controllers/jobs"
 	"calendar/models"
 )
 
@@ -25,8 +26,8 @@ type App struct {
 	Store  *models.Store
 	Log    *slog.Logger
 
-	// Webhooks sends the webhook deliveries; main runs it (WebhookSender.Run).
-	Webhooks *WebhookSender
+	// Webhooks sends the webhook deliveries; main runs it (jobs.WebhookSender.Run).
+	Webhooks *jobs.WebhookSender
 
 	shuttingDown atomic.Bool
 	// passwords limits wrong passwords of protected records.
@@ -43,7 +44,7 @@ func NewApp(cfg config.Config, store *models.Store, log *slog.Logger) *App {
 	a := &App{Config: cfg, Store: store, Log: log, passwords: NewPasswordAttempts(cfg.PasswordFailuresPerMinute),
 		embedded: models.NewVersionMemo[embeddedKey, json.RawMessage](embeddedMemoSize)}
 	a.loadSyncKey()
-	a.Webhooks = newWebhookSender(a)
+	a.Webhooks = jobs.NewWebhookSender(cfg.Webhooks, store, log, webhookShapes{a})
 	return a
 }
 

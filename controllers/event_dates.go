@@ -40,7 +40,7 @@ func (ec *EventController) listDateBounds(in *EventFilters, now time.Time, inval
 		case atStart:
 			t = startOfDay(t, site)
 		default:
-			t = endOfDay(t, site)
+			t = input.EndOfDay(t, site)
 		}
 		return &t
 	}

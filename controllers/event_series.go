@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"calendar/controllers/endpoint"
-	"calendar/controllers/input"
 	"calendar/models"
 	"calendar/models/recurrence"
 )
@@ -71,7 +70,7 @@ func (ec *EventController) seriesInput(e *models.Event, lines []string, now time
 // horizon is the last instant an open-ended series has occurrences at now: the configured span past the end of
 // today in the series' zone.
 func (ec *EventController) horizon(now time.Time, loc *time.Location) time.Time {
-	return endOfDay(now.Add(ec.Config.RecurrenceHorizon), loc)
+	return models.SeriesHorizon(now, ec.Config.RecurrenceHorizon, loc)
 }
 
 // parseSeries checks the lines for e and reports a bad rule as the recurrence parameter's error.
@@ -94,60 +93,6 @@ func (ec *EventController) createSeries(tx *models.Store, e *models.Event, set *
 		return err
 	}
 	return ec.startSeries(tx, e, set, w.links, hidden, w.now)
-}
-
-// addOccurrences creates an occurrence of the series record e for each start, with its links, in a few statements
-// (models.Store.InsertOccurrences).
-func (ec *EventController) addOccurrences(tx *models.Store, e *models.Event, ser *models.EventSeries, starts []time.Time,
-	l eventLinks) error {
-	events := make([]*models.Event, len(starts))
-	for i, start := range starts {
-		events[i] = occurrenceOf(e, ser, start)
-		events[i].Slug = occurrenceSlug(e, start)
-	}
-	if err := tx.InsertOccurrences(events, l.venues, l.organizers, l.categories, l.tags); err != nil {
-		return err
-	}
-	rows := make([]models.EventOccurrence, len(starts))
-	for i, start := range starts {
-		rows[i] = models.EventOccurrence{EventID: events[i].ID, SeriesID: e.ID, RecurrenceID: start.UTC()}
-	}
-	return tx.AddOccurrences(rows)
-}
-
-// occurrenceOf is the occurrence of series record e that starts at start: the series' fields, its own dates.
-func occurrenceOf(e *models.Event, ser *models.EventSeries, start time.Time) *models.Event {
-	o := *e
-	o.ID, o.Slug = 0, ""
-	o.Series, o.Occurrence, o.OccurrenceSeries = nil, nil, nil
-	o.VenueLinks, o.OrganizerLinks, o.CategoryLinks, o.TagLinks = nil, nil, nil, nil
-	o.HideFromListings = ser.HideFromListings
-	seriesID := e.ID
-	o.SeriesID = &seriesID
-	o.StartUTC, o.EndUTC = occurrenceDates(e, start)
-	loc := eventLocation(e.Timezone)
-	o.TimezoneAbbr = input.TimezoneAbbr(loc, e.Timezone, o.StartUTC)
-	return &o
-}
-
-// occurrenceDates are the start and end of the occurrence of e starting at start: as long as e on the wall
-// clock for an all-day series (whole days), as long in time otherwise.
-func occurrenceDates(e *models.Event, start time.Time) (time.Time, time.Time) {
-	loc := eventLocation(e.Timezone)
-	start = start.In(loc)
-	if e.AllDay {
-		s0, e0 := e.StartUTC.In(loc), e.EndUTC.In(loc)
-		days := int(time.Date(e0.Year(), e0.Month(), e0.Day(), 0, 0, 0, 0, time.UTC).
-			Sub(time.Date(s0.Year(), s0.Month(), s0.Day(), 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
-		end := time.Date(start.Year(), start.Month(), start.Day()+days, 23, 59, 59, 0, loc)
-		return start.UTC(), end.UTC()
-	}
-	return start.UTC(), start.Add(e.EndUTC.Sub(e.StartUTC)).UTC()
-}
-
-// occurrenceSlug is the base of an occurrence's slug: the series' slug and the occurrence's day.
-func occurrenceSlug(e *models.Event, start time.Time) string {
-	return e.Slug + "-" + start.In(eventLocation(e.Timezone)).Format("2006-01-02")
 }
 
 // seriesFields are the series members of an event record, after parent.
@@ -269,7 +214,7 @@ func scheduleLD(e *models.Event) *scheduleJSONLD {
 	if e.Series == nil {
 		return nil
 	}
-	set, err := storedSet(e, e.Series)
+	set, err := e.Series.Rule(e)
 	if err != nil {
 		return nil
 	}

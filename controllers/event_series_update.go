@@ -93,7 +93,7 @@ func (ec *EventController) changeOccurrences(tx *models.Store, e *models.Event, 
 		if newDates || movedID {
 			m := models.OccurrenceMove{EventID: row.EventID, Dates: newDates}
 			if newDates {
-				m.Start, m.End = occurrenceDates(e, rid)
+				m.Start, m.End = models.OccurrenceDates(e, rid)
 				m.Abbr = input.TimezoneAbbr(loc, e.Timezone, m.Start)
 			}
 			if movedID {

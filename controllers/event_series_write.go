@@ -138,7 +138,8 @@ func (ec *EventController) startSeries(tx *models.Store, e *models.Event, set *r
 	if err := tx.MarkSeriesRecord(e, true); err != nil {
 		return err
 	}
-	return ec.addOccurrences(tx, e, ser, set.Until(ec.expandedUntil(ser, e), recurrence.MaxOccurrences), l)
+	return tx.AddSeriesOccurrences(e, ser, set.Until(ec.expandedUntil(ser, e), recurrence.MaxOccurrences), l.venues,
+		l.organizers, l.categories, l.tags)
 }
 
 // setSeriesRule records set as ser's rule: its lines, summary and how far it is expanded.
@@ -283,7 +284,7 @@ func (ec *EventController) updateSeries(tx *models.Store, e *models.Event, w *ev
 	if w.in.Recurrence.Set {
 		set, err = ec.parseSeries(e, w.in.Recurrence.V.Lines, w.now)
 	} else {
-		set, err = storedSet(e, &ser)
+		set, err = ser.Rule(e)
 	}
 	if err != nil {
 		return err
@@ -356,7 +357,7 @@ func (ec *EventController) matchOccurrences(tx *models.Store, prev, e *models.Ev
 	if err != nil {
 		return err
 	}
-	return ec.addOccurrences(tx, e, e.Series, m.Added, l)
+	return tx.AddSeriesOccurrences(e, e.Series, m.Added, l.venues, l.organizers, l.categories, l.tags)
 }
 
 // changeOccurrence applies a series update to one of its occurrences: the fields sent that it did not change on
@@ -376,7 +377,7 @@ func (ec *EventController) changeOccurrence(tx *models.Store, e, o *models.Event
 	}
 	if (datesChanged || !rid.Equal(row.RecurrenceID)) && !row.Overridden("dates") {
 		o.Timezone, o.AllDay = e.Timezone, e.AllDay
-		o.StartUTC, o.EndUTC = occurrenceDates(e, rid)
+		o.StartUTC, o.EndUTC = models.OccurrenceDates(e, rid)
 		o.TimezoneAbbr = input.TimezoneAbbr(eventLocation(e.Timezone), e.Timezone, o.StartUTC)
 		changed = true
 	}
@@ -419,7 +420,7 @@ func (ec *EventController) splitSeries(tx *models.Store, o *models.Event, w *eve
 	if err := tx.LoadSeriesFactsOf(head); err != nil {
 		return err
 	}
-	set, err := storedSet(head, head.Series)
+	set, err := head.Series.Rule(head)
 	if err != nil {
 		return err
 	}
@@ -441,7 +442,7 @@ func (ec *EventController) splitSeries(tx *models.Store, o *models.Event, w *eve
 	tail := *head
 	tail.ID, tail.Slug, tail.SeriesID = 0, "", nil
 	tail.Series, tail.Occurrence, tail.OccurrenceSeries = nil, nil, nil
-	tail.StartUTC, tail.EndUTC = occurrenceDates(head, at)
+	tail.StartUTC, tail.EndUTC = models.OccurrenceDates(head, at)
 	tail.TimezoneAbbr = input.TimezoneAbbr(loc, head.Timezone, tail.StartUTC)
 	tail.VenueLinks, tail.OrganizerLinks, tail.CategoryLinks, tail.TagLinks = nil, nil, nil, nil
 	if err := tx.CreateEventWithSlug(&tail, head.Slug); err != nil {
@@ -493,7 +494,7 @@ func (ec *EventController) deleteInSeries(tx *models.Store, e *models.Event, for
 	if err := tx.LoadSeriesFactsOf(head); err != nil {
 		return true, err
 	}
-	set, err := storedSet(head, head.Series)
+	set, err := head.Series.Rule(head)
 	if err != nil {
 		return true, err
 	}
@@ -533,7 +534,7 @@ func (ec *EventController) deleteInSeries(tx *models.Store, e *models.Event, for
 		if set, err = set.From(next[0]); err != nil {
 			return true, err
 		}
-		head.StartUTC, head.EndUTC = occurrenceDates(head, next[0])
+		head.StartUTC, head.EndUTC = models.OccurrenceDates(head, next[0])
 		head.TimezoneAbbr = input.TimezoneAbbr(loc, head.Timezone, head.StartUTC)
 		if err := tx.SaveEvent(head); err != nil {
 			return true, err

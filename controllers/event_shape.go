@@ -375,22 +375,8 @@ func costColumn(c input.Cost) string {
 	return string(b)
 }
 
-// locations caches the time zones of stored events by name: loading a zone parses the zone database, and a page
-// of events mostly shares a few zones.
-var locations sync.Map
-
-// eventLocation is the zone of a stored timezone name; names were validated on write, so failure means UTC.
-func eventLocation(name string) *time.Location {
-	if loc, ok := locations.Load(name); ok {
-		return loc.(*time.Location)
-	}
-	loc, _, err := input.ParseTimezone(name)
-	if err != nil {
-		loc = time.UTC
-	}
-	locations.Store(name, loc)
-	return loc
-}
+// eventLocation is the zone of a stored timezone name (input.StoredLocation).
+func eventLocation(name string) *time.Location { return input.StoredLocation(name) }
 
 // eventJSONLD is the schema.org Event of a single read (the captures' field order).
 type eventJSONLD struct {

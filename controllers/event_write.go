@@ -343,7 +343,7 @@ func (ec *EventController) applyEventDates(e *models.Event, w *eventWrite, inval
 		e.AllDay = in.AllDay.V
 	}
 	if e.AllDay {
-		start, end = startOfDay(start, loc), endOfDay(end, loc)
+		start, end = startOfDay(start, loc), input.EndOfDay(end, loc)
 	}
 	start, end = start.UTC().Truncate(time.Second), end.UTC().Truncate(time.Second)
 	if end.Before(start) {
@@ -390,12 +390,6 @@ func sameWallClock(t time.Time, from, to *time.Location) time.Time {
 func startOfDay(t time.Time, loc *time.Location) time.Time {
 	w := t.In(loc)
 	return time.Date(w.Year(), w.Month(), w.Day(), 0, 0, 0, 0, loc)
-}
-
-// endOfDay is 23:59:59 of t's day in loc.
-func endOfDay(t time.Time, loc *time.Location) time.Time {
-	w := t.In(loc)
-	return time.Date(w.Year(), w.Month(), w.Day(), 23, 59, 59, 0, loc)
 }
 
 // collectInvalid adds the parameters of an invalid-parameter error to invalid, so that one answer names every bad

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"calendar/controllers/endpoint"
+	"calendar/controllers/jobs"
 	"calendar/models"
 )
 
@@ -175,22 +175,11 @@ func (wc *WebhookController) checkWebhookURL(ctx context.Context, raw string) er
 		return fmt.Errorf("the host %s does not resolve", u.Hostname())
 	}
 	for _, a := range addrs {
-		if !PublicAddress(a) {
+		if !jobs.PublicAddress(a) {
 			return fmt.Errorf("the host %s resolves to %s, which is not a public address", u.Hostname(), a.Unmap())
 		}
 	}
 	return nil
-}
-
-// sharedAddressSpace is 100.64.0.0/10 (carrier-grade NAT), which netip does not count as private.
-var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
-
-// PublicAddress tells whether a is a public unicast address: not loopback, private, link-local (which holds the
-// cloud metadata address 169.254.169.254), shared, multicast or unspecified.
-func PublicAddress(a netip.Addr) bool {
-	a = a.Unmap()
-	return a.IsValid() && a.IsGlobalUnicast() && !a.IsPrivate() && !a.IsLoopback() && !a.IsLinkLocalUnicast() &&
-		!sharedAddressSpace.Contains(a) && !(a.Is4() && a.As4()[0] == 0)
 }
 
 // List handles GET /webhooks.

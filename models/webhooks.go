@@ -243,7 +243,10 @@ func (s *Store) outsideVersion(ctx context.Context, fn func(db *gorm.DB) error) 
 	return s.db.WithContext(ctx).Transaction(fn)
 }
 
-// FinishDelivery records an attempt's outcome: sent, due again at next, or failed for good (next zero).
+// FinishDelivery records the outcome of the attempt of claim d (as ClaimDeliveries returned it): sent, due again
+// at next, or failed for good (next zero). A delivery another attempt has sent meanwhile stays sent. A failure is
+// recorded only while d is still the delivery's latest claim: an attempt that outlived its lease must not move the
+// next attempt of the instance that claimed the delivery after it, which would let a third one claim it too.
 func (s *Store) FinishDelivery(ctx context.Context, d *WebhookDelivery, status int, errText string, sent bool,
 	next time.Time, now time.Time) error {
 	values := map[string]any{"last_status": status, "last_error": errText}
@@ -256,7 +259,11 @@ func (s *Store) FinishDelivery(ctx context.Context, d *WebhookDelivery, status i
 		values["next_attempt_at"] = next.UnixMilli()
 	}
 	return s.outsideVersion(ctx, func(db *gorm.DB) error {
-		return db.Model(&WebhookDelivery{}).Where("id = ?", d.ID).Updates(values).Error
+		q := db.Model(&WebhookDelivery{}).Where("id = ? AND status = ?", d.ID, DeliveryPending)
+		if !sent {
+			q = q.Where("attempts = ?", d.Attempts)
+		}
+		return q.Updates(values).Error
 	})
 }
 

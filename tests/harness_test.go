@@ -52,7 +52,7 @@ type App struct {
 	Store   *models.Store
 	Config  config.Config
 	Table   []endpoint.Route
-	// API is the service itself, for what runs outside requests (the horizon job).
+	// API is the service itself, for what runs outside requests (the webhook sender).
 	API   *controllers.App
 	users atomic.Int64
 

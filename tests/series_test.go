@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"calendar/controllers/jobs"
 	"calendar/models"
 )
 
@@ -234,7 +235,7 @@ func TestTheHorizonJobExtendsOpenEndedSeriesOnceAcrossInstances(t *testing.T) {
 	errs := make(chan error, 2)
 	for _, a := range []*App{app, twin} {
 		go func() {
-			n, err := a.API.ExtendSeries(t.Context(), later)
+			n, err := jobs.ExtendSeries(t.Context(), a.Store, a.Config.RecurrenceHorizon, later)
 			counts <- n
 			errs <- err
 		}()
@@ -266,7 +267,7 @@ func TestTheHorizonJobExtendsOpenEndedSeriesOnceAcrossInstances(t *testing.T) {
 			t.Errorf("occurrence %d has categories %v", i, cats)
 		}
 	}
-	if n, err := app.API.ExtendSeries(t.Context(), later); err != nil || n != 0 {
+	if n, err := jobs.ExtendSeries(t.Context(), app.Store, app.Config.RecurrenceHorizon, later); err != nil || n != 0 {
 		t.Errorf("a second run at the same time extended %d series (%v), want none", n, err)
 	}
 	if n := len(list(evID(weekly))); n != 3 {

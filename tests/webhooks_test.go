@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -286,7 +287,7 @@ func TestWebhookDeliveriesAreSignedAndInOrder(t *testing.T) {
 				t.Errorf("a trashed event's event.deleted carries status %v", r.msg.Data["status"])
 			}
 		case "venue.deleted":
-			if r.msg.Data["name"] != "Dock" {
+			if r.msg.Data["venue"] != "Dock" {
 				t.Errorf("venue.deleted carries %v", r.msg.Data)
 			}
 		case "tag.created":
@@ -296,6 +297,102 @@ func TestWebhookDeliveriesAreSignedAndInOrder(t *testing.T) {
 		}
 		if strings.Contains(string(r.body), "s3cret") {
 			t.Errorf("a delivery carries the event's password: %s", r.body)
+		}
+	}
+}
+
+// delivered waits until the receiver accepted a delivery of type typ about the record id, and returns it.
+func (rc *receiver) delivered(t *testing.T, typ string, id any) received {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rc.mu.Lock()
+		for _, r := range rc.got {
+			if r.msg.Type == typ && r.msg.Data["id"] == id {
+				rc.mu.Unlock()
+				return r
+			}
+		}
+		rc.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s delivery about record %v within 10s", typ, id)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestWebhookDeletionCarriesTheRecordAsItWas: after a permanent delete, data is the record in the same shape an
+// administrator's list read gives (the shape its *.created carried), for an event with its venue and terms
+// embedded, a venue and a tag; never the stored columns.
+func TestWebhookDeletionCarriesTheRecordAsItWas(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t, fastWebhooks())
+	admin := app.Token(models.RoleAdministrator)
+	rc := newReceiver(t)
+	app.subscribe(t, admin, map[string]any{"url": rc.server.URL})
+	app.runSender(t)
+
+	venue := app.create(t, admin, "/venues", map[string]any{"venue": "Harbour Hall", "city": "Duluth",
+		"status": "publish", "show_map": false})
+	tag := app.create(t, admin, "/tags", map[string]any{"name": "jazz"})
+	ev := app.createEvent(t, admin, eventBody("Quay concert", 3, "status", "publish", "all_day", true,
+		"venue", venue["id"], "tags", []any{tag["id"]}, "categories", []string{"Music"}, "cost", "12",
+		"featured", true))
+	created := map[string]received{
+		"event": rc.delivered(t, "event.created", ev["id"]), "venue": rc.delivered(t, "venue.created", venue["id"]),
+		"tag": rc.delivered(t, "tag.created", tag["id"]),
+	}
+	if emb, _ := created["event"].msg.Data["venue"].(map[string]any); emb == nil || emb["venue"] != "Harbour Hall" {
+		t.Fatalf("event.created embeds the venue as %v", created["event"].msg.Data["venue"])
+	}
+
+	for _, del := range []struct {
+		kind, path string
+		id         any
+	}{
+		{"event", eventPath(ev) + "?force=true", ev["id"]},
+		{"venue", fmt.Sprintf("/venues/%d?force=true", int(venue["id"].(float64))), venue["id"]},
+		{"tag", fmt.Sprintf("/tags/%d", int(tag["id"].(float64))), tag["id"]},
+	} {
+		app.Do(Request{Method: http.MethodDelete, Path: del.path, Token: admin}).ExpectStatus(t, http.StatusOK)
+		deleted := rc.delivered(t, del.kind+".deleted", del.id).msg.Data
+		want := created[del.kind].msg.Data
+		// Terms count published events: the deleted event no longer counts for its tag and category.
+		uncounted(want, del.kind)
+		uncounted(deleted, del.kind)
+		// SQLite's history keeps no modification date of a deleted row: the time of its last write stands in,
+		// to the second.
+		for _, key := range []string{"modified", "modified_utc"} {
+			if w, ok := want[key]; ok {
+				a, errA := time.Parse(dateTimeLayout, fmt.Sprint(deleted[key]))
+				b, errB := time.Parse(dateTimeLayout, fmt.Sprint(w))
+				if errA != nil || errB != nil || a.Sub(b).Abs() > time.Second {
+					t.Errorf("%s.deleted says %s %v, %s.created %v", del.kind, key, deleted[key], del.kind, w)
+				}
+				delete(want, key)
+				delete(deleted, key)
+			}
+		}
+		if !reflect.DeepEqual(deleted, want) {
+			t.Errorf("%s.deleted carries\n%v\nwant the record as %s.created carried it\n%v", del.kind, deleted, del.kind, want)
+		}
+		for _, column := range []string{"start_utc", "name_key", "author_id", "published_at", "trashed_status"} {
+			if _, ok := deleted[column]; ok {
+				t.Errorf("%s.deleted carries the stored column %s: %v", del.kind, column, deleted)
+			}
+		}
+	}
+}
+
+// uncounted removes the event counts from a record of kind: a term's own, or those of the terms an event embeds.
+func uncounted(rec map[string]any, kind string) {
+	if kind == "tag" {
+		delete(rec, "count")
+	}
+	for _, key := range []string{"categories", "tags"} {
+		terms, _ := rec[key].([]any)
+		for _, term := range terms {
+			delete(term.(map[string]any), "count")
 		}
 	}
 }
@@ -502,31 +599,51 @@ func TestTwoInstancesDeliverEachChangeOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	twin := app.Twin()
-	app.runSender(t)
-	twin.runSender(t)
+	stops := []func(){app.runSender(t), twin.runSender(t)}
+	// Wait for every delivery to arrive and to be recorded as sent, then stop both senders, which lets the attempts
+	// under way finish: whatever the receiver got by then is all it will get.
 	deadline := time.Now().Add(120 * time.Second)
 	for {
-		rc.mu.Lock()
-		n := len(rc.got)
-		rc.mu.Unlock()
-		if n >= total || time.Now().After(deadline) {
+		pending, _, err := app.Store.DeliveryQueue(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var made int
+		if err := db.Raw("SELECT COUNT(*) FROM webhook_deliveries").Scan(&made).Error; err != nil {
+			t.Fatal(err)
+		}
+		if made >= total && pending == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			// Tell a stall from a slow machine: the deliveries still waiting, and what each session is doing.
+			var waiting, activity []map[string]any
+			db.Raw("SELECT id, attempts, next_attempt_at, created_at FROM webhook_deliveries WHERE status = 'pending' ORDER BY id LIMIT 5").Scan(&waiting)
+			db.Raw(`SELECT state, wait_event_type, wait_event, LEFT(query, 100) AS query,
+				EXTRACT(EPOCH FROM now() - xact_start) AS age FROM pg_stat_activity
+				WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&activity)
+			t.Logf("at the deadline: %d made, %d pending, e.g. %+v (now %d); sessions: %+v", made, pending, waiting,
+				time.Now().UnixMilli(), activity)
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	time.Sleep(500 * time.Millisecond)
-	var states []struct {
-		Status   string
-		Attempts int
-		N        int
+	for _, stop := range stops {
+		stop()
 	}
-	db.Raw("SELECT status, attempts, COUNT(*) AS n FROM webhook_deliveries GROUP BY status, attempts").Scan(&states)
+	var states []struct {
+		Status    string
+		Attempts  int
+		LastError string
+		N         int
+	}
+	db.Raw("SELECT status, attempts, last_error, COUNT(*) AS n FROM webhook_deliveries GROUP BY status, attempts, last_error").Scan(&states)
 	var changes []struct {
 		Op string
 		N  int
 	}
 	db.Raw("SELECT op, COUNT(*) AS n FROM changes WHERE kind = 1 GROUP BY op").Scan(&changes)
-	t.Logf("deliveries by status and attempts: %+v; event changes by op: %+v", states, changes)
+	t.Logf("deliveries by status, attempts and last error: %+v; event changes by op: %+v", states, changes)
 	var got []received
 	rc.mu.Lock()
 	got = append([]received{}, rc.got...)

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	_ "time/tzdata" // IANA names must load on hosts without system zoneinfo (scratch images, CI).
 )
@@ -62,6 +63,29 @@ func ParseTimezone(s string) (*time.Location, string, error) {
 		return parseOffsetZone(s)
 	}
 	return loadNamedZone(s)
+}
+
+// locations caches the zones of stored timezone names: loading a zone parses the zone database, and a page of
+// events mostly shares a few zones.
+var locations sync.Map
+
+// StoredLocation is the zone of a stored timezone name; names were validated on write, so failure means UTC.
+func StoredLocation(name string) *time.Location {
+	if loc, ok := locations.Load(name); ok {
+		return loc.(*time.Location)
+	}
+	loc, _, err := ParseTimezone(name)
+	if err != nil {
+		loc = time.UTC
+	}
+	locations.Store(name, loc)
+	return loc
+}
+
+// EndOfDay is 23:59:59 of t's day in loc.
+func EndOfDay(t time.Time, loc *time.Location) time.Time {
+	w := t.In(loc)
+	return time.Date(w.Year(), w.Month(), w.Day(), 23, 59, 59, 0, loc)
 }
 
 // loadNamedZone validates an IANA name. "Local" would make stored data depend on the server's settings, and paths

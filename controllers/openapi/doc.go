@@ -510,8 +510,8 @@ func apiDescription(cfg config.Config) string {
 			"401 or 403. The secret is shown only in the answer to the create.\n" +
 			"- Each change is POSTed as JSON `{id, type, occurred_at, data, changed}` with `X-Calendar-Delivery` and " +
 			"`X-Calendar-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\" keyed with the " +
-			"secret>`. `data` is the record as an administrator reads it in lists (after a permanent delete: its " +
-			"stored fields as they were); moving to the trash is `*.deleted` with status `trash`. Changes of one " +
+			"secret>`. `data` is the record as an administrator reads it in lists (after a permanent delete: as such " +
+			"a read showed it before the delete, in the same shape); moving to the trash is `*.deleted` with status `trash`. Changes of one " +
 			"record read together make one delivery, so a recurring series' edit sends one delivery per occurrence " +
 			"it touched; link and count changes are not delivered.\n" +
 			"- A 2xx answer within " + cfg.Webhooks.Timeout.String() + " is a success; anything else (timeouts, " +

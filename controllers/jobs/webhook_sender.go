@@ -1,4 +1,4 @@
-package controllers
+package jobs
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"calendar/config"
 	"calendar/models"
 )
 
@@ -28,7 +30,10 @@ import (
 // a time, each with a timeout, retried with growing delays. Deliveries wait in the database, so a restart loses
 // none, and instances sharing a PostgreSQL database share the work, each delivery sent by one of them.
 type WebhookSender struct {
-	app    *App
+	cfg    config.Webhooks
+	store  *models.Store
+	log    *slog.Logger
+	shapes Shapes
 	client *http.Client
 	wake   chan struct{}
 
@@ -39,8 +44,9 @@ type WebhookSender struct {
 // dispatchBatch bounds the changes one dispatch transaction turns into deliveries.
 const dispatchBatch = 500
 
-func newWebhookSender(a *App) *WebhookSender {
-	cfg := a.Config.Webhooks
+// NewWebhookSender makes the sender of store's deliveries, configured by cfg, whose deliveries carry what shapes
+// makes of the records. Run runs it.
+func NewWebhookSender(cfg config.Webhooks, store *models.Store, log *slog.Logger, shapes Shapes) *WebhookSender {
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
@@ -59,7 +65,7 @@ func newWebhookSender(a *App) *WebhookSender {
 	}
 	transport := &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 16,
 		IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: timeout, Proxy: nil}
-	s := &WebhookSender{app: a, wake: make(chan struct{}, 1),
+	s := &WebhookSender{cfg: cfg, store: store, log: log, shapes: shapes, wake: make(chan struct{}, 1),
 		client: &http.Client{Transport: transport, Timeout: timeout,
 			// A redirect is an answer that is not 2xx: retried, never followed (it could lead anywhere).
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
@@ -93,8 +99,7 @@ func (s *WebhookSender) Wake() {
 // Run dispatches and sends until ctx ends, then waits for the attempts under way (each bounded by the timeout)
 // and returns. Claimed deliveries that an abrupt stop leaves unsent are claimed again once their lease ends.
 func (s *WebhookSender) Run(ctx context.Context) {
-	cfg := s.app.Config.Webhooks
-	poll, concurrency := cfg.Poll, cfg.Concurrency
+	poll, concurrency := s.cfg.Poll, s.cfg.Concurrency
 	if poll <= 0 {
 		poll = 200 * time.Millisecond
 	}
@@ -126,10 +131,10 @@ func (s *WebhookSender) Run(ctx context.Context) {
 // dispatch turns new changes into deliveries, a batch at a time, until it has caught up.
 func (s *WebhookSender) dispatch(ctx context.Context) {
 	for ctx.Err() == nil {
-		n, err := s.app.Store.DispatchChanges(ctx, dispatchBatch, s.build)
+		n, err := s.store.DispatchChanges(ctx, dispatchBatch, s.build)
 		if err != nil {
 			if ctx.Err() == nil {
-				s.app.Log.Warn("webhooks: dispatching changes", "error", err)
+				s.log.Warn("webhooks: dispatching changes", "error", err)
 			}
 			return
 		}
@@ -146,10 +151,10 @@ func (s *WebhookSender) claimAndSend(ctx context.Context, slots chan struct{}, i
 		return
 	}
 	now := time.Now()
-	deliveries, err := s.app.Store.ClaimDeliveries(ctx, now, now.Add(s.lease()), free)
+	deliveries, err := s.store.ClaimDeliveries(ctx, now, now.Add(s.lease()), free)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.app.Log.Warn("webhooks: claiming deliveries", "error", err)
+			s.log.Warn("webhooks: claiming deliveries", "error", err)
 		}
 		return
 	}
@@ -159,26 +164,35 @@ func (s *WebhookSender) claimAndSend(ctx context.Context, slots chan struct{}, i
 		inflight.Add(1)
 		go func() {
 			defer func() { <-slots; inflight.Done(); s.Wake() }()
-			s.send(&d)
+			s.send(&d, now.Add(s.lease()-recordMargin))
 		}()
 	}
 }
 
-// lease is how long a claimed delivery is this instance's: an attempt's timeout and a margin.
+// A claim lasts an attempt's timeout and leaseMargin. The attempt, with the database reads before its request,
+// must end recordMargin before the claim does, which leaves that long to record its outcome.
+const (
+	leaseMargin  = 10 * time.Second
+	recordMargin = 5 * time.Second
+)
+
+// lease is how long a claimed delivery is this instance's.
 func (s *WebhookSender) lease() time.Duration {
-	return s.client.Timeout + 5*time.Second
+	return s.client.Timeout + leaseMargin
 }
 
-// send makes one attempt and records its outcome. It runs to its end even while the service stops (bounded by
-// the client's timeout), so that no answered attempt goes unrecorded.
-func (s *WebhookSender) send(d *models.WebhookDelivery) {
-	ctx := context.Background()
-	sub, err := s.app.Store.Webhook(ctx, d.WebhookID)
+// send makes one attempt, which must end by deadline, and records its outcome. So an attempt never runs past the
+// lease of its claim, after which another instance may claim the delivery and send it again. It runs to its end
+// even while the service stops, so that no answered attempt goes unrecorded.
+func (s *WebhookSender) send(d *models.WebhookDelivery, deadline time.Time) {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	sub, err := s.store.Webhook(ctx, d.WebhookID)
 	if errors.Is(err, models.ErrWebhookNotFound) {
 		return // deleted meanwhile, with its deliveries
 	}
 	if err != nil {
-		s.app.Log.Warn("webhooks: reading a subscription", "webhook", d.WebhookID, "error", err)
+		s.log.Warn("webhooks: reading a subscription", "webhook", d.WebhookID, "error", err)
 		return // claimed again when the lease ends
 	}
 	body := deliveryBody(d)
@@ -196,11 +210,11 @@ func (s *WebhookSender) send(d *models.WebhookDelivery) {
 		} else {
 			s.failed.Inc()
 		}
-		s.app.Log.Info("webhooks: delivery failed", "delivery", d.ID, "webhook", d.WebhookID, "attempt", d.Attempts,
+		s.log.Info("webhooks: delivery failed", "delivery", d.ID, "webhook", d.WebhookID, "attempt", d.Attempts,
 			"status", status, "error", errText, "retry_at", next)
 	}
-	if err := s.app.Store.FinishDelivery(ctx, d, status, errText, ok, next, now); err != nil {
-		s.app.Log.Warn("webhooks: recording an attempt", "delivery", d.ID, "error", err)
+	if err := s.store.FinishDelivery(context.Background(), d, status, errText, ok, next, now); err != nil {
+		s.log.Warn("webhooks: recording an attempt", "delivery", d.ID, "error", err)
 	}
 }
 
@@ -253,8 +267,7 @@ func Signature(secret string, t time.Time, body []byte) string {
 // retryDelay is the wait after a delivery's attempts-th failed attempt, and false once the retries have covered
 // the configured span (3 days by default): 1 min, 5 min, 30 min, 2 h, 6 h, then every 12 h.
 func (s *WebhookSender) retryDelay(attempts int) (time.Duration, bool) {
-	cfg := s.app.Config.Webhooks
-	delays, span := cfg.RetryDelays, cfg.RetryFor
+	delays, span := s.cfg.RetryDelays, s.cfg.RetryFor
 	if len(delays) == 0 {
 		delays = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour,
 			12 * time.Hour}
@@ -274,7 +287,7 @@ func (s *WebhookSender) retryDelay(attempts int) (time.Duration, bool) {
 
 // measure sets the queue gauges.
 func (s *WebhookSender) measure(ctx context.Context) {
-	n, oldest, err := s.app.Store.DeliveryQueue(ctx)
+	n, oldest, err := s.store.DeliveryQueue(ctx)
 	if err != nil {
 		return
 	}
@@ -295,4 +308,16 @@ func deliveryBody(d *models.WebhookDelivery) []byte {
 	}{d.ID, d.Type})
 	body := append(head[:len(head)-1], ',')
 	return append(body, d.Payload[1:]...)
+}
+
+// sharedAddressSpace is 100.64.0.0/10 (carrier-grade NAT), which netip does not count as private.
+var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
+
+// PublicAddress tells whether a is a public unicast address: not loopback, private, link-local (which holds the
+// cloud metadata address 169.254.169.254), shared, multicast or unspecified. Subscriptions are checked with it
+// when they are written, and the sender again at every connection.
+func PublicAddress(a netip.Addr) bool {
+	a = a.Unmap()
+	return a.IsValid() && a.IsGlobalUnicast() && !a.IsPrivate() && !a.IsLoopback() && !a.IsLinkLocalUnicast() &&
+		!sharedAddressSpace.Contains(a) && !(a.Is4() && a.As4()[0] == 0)
 }
