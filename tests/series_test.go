@@ -155,7 +155,7 @@ func TestBadRecurrenceIsRefusedAndNothingIsWritten(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
-	before := app.countEvents(t)
+	before := app.count(t, "events")
 	for name, c := range map[string]struct {
 		lines  any
 		allDay bool
@@ -188,7 +188,7 @@ func TestBadRecurrenceIsRefusedAndNothingIsWritten(t *testing.T) {
 			t.Errorf("%s: the reason for recurrence is %q, want it to say %q", name, reason, c.reason)
 		}
 	}
-	if after := app.countEvents(t); after != before {
+	if after := app.count(t, "events"); after != before {
 		t.Errorf("refused series left %d events behind", after-before)
 	}
 }
