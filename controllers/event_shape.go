@@ -315,14 +315,18 @@ func (s eventShaper) embeds(e *models.Event, single bool) (embeddedRecords, erro
 	}
 	if l.Organizer, err = embedAll(e.Organizers, func(o *models.Organizer) (json.RawMessage, error) {
 		return embed.embedded('o', o.ID, func() any {
-			return embeddedJSONLD(s.app.OrganizerShape(s.site, o, s.viewer, single))
+			r := s.app.OrganizerShape(s.site, o, s.viewer, single)
+			r.JSONLD = withoutLDContext(r.JSONLD)
+			return r
 		})
 	}); err != nil {
 		return l, err
 	}
 	venues, err := embedAll(e.Venues, func(v *models.Venue) (json.RawMessage, error) {
 		return embed.embedded('v', v.ID, func() any {
-			return embeddedJSONLD(s.app.VenueShape(s.site, v, s.viewer, single))
+			r := s.app.VenueShape(s.site, v, s.viewer, single)
+			r.JSONLD = withoutLDContext(r.JSONLD)
+			return r
 		})
 	})
 	switch len(venues) {
@@ -503,19 +507,8 @@ func (s eventShaper) organizerJSONLD(e *models.Event) *LinkedJSONLD {
 	return withoutLDContext(s.app.OrganizerJSONLD(s.site, o, linkedProtected(o.Linked(), s.viewer)))
 }
 
-// embeddedJSONLD drops the @context of the json_ld of a venue or organizer shown inside an event: the event's
-// own JSON-LD carries it, and The Events Calendar's embedded records have none.
-func embeddedJSONLD(shape any) any {
-	switch r := shape.(type) {
-	case *VenueRecord:
-		r.JSONLD = withoutLDContext(r.JSONLD)
-	case *OrganizerRecord:
-		r.JSONLD = withoutLDContext(r.JSONLD)
-	}
-	return shape
-}
-
-// withoutLDContext is ld without its @context (nil for nil).
+// withoutLDContext is ld without its @context (nil for nil), as a venue or organizer shown inside an event has
+// it: the event's own JSON-LD carries the context, and The Events Calendar's embedded records have none.
 func withoutLDContext(ld *LinkedJSONLD) *LinkedJSONLD {
 	if ld == nil {
 		return nil

@@ -124,7 +124,7 @@ type OrganizerRecord struct {
 // OrganizerShape converts an organizer into its API shape for viewer: a password-protected organizer is redacted
 // as lists redact it when the viewer neither gave its password nor can edit it; its name stays visible. single
 // adds json_ld. It reads o.Image as loaded and never queries.
-func (a *App) OrganizerShape(site Site, o *models.Organizer, viewer Viewer, single bool) any {
+func (a *App) OrganizerShape(site Site, o *models.Organizer, viewer Viewer, single bool) *OrganizerRecord {
 	open, body, ids, redact := a.linkedParts(site, o.Linked(), "organizer", viewer)
 	r := &OrganizerRecord{LinkedOpening: open, Organizer: o.Name, LinkedBody: body, GlobalIDs: ids,
 		Phone: linkedText(o.Phone, redact), Website: linkedText(o.Website, redact), Email: linkedText(o.Email, redact)}

@@ -234,7 +234,7 @@ type VenueRecord struct {
 // VenueShape converts a venue into its API shape for viewer: a password-protected venue is redacted as lists
 // redact it when the viewer neither gave its password nor can edit it; its name stays visible. single adds
 // json_ld. It reads v.Image as loaded and never queries.
-func (a *App) VenueShape(site Site, v *models.Venue, viewer Viewer, single bool) any {
+func (a *App) VenueShape(site Site, v *models.Venue, viewer Viewer, single bool) *VenueRecord {
 	open, body, ids, redact := a.linkedParts(site, v.Linked(), "venue", viewer)
 	r := &VenueRecord{LinkedOpening: open, Venue: v.Name, LinkedBody: body, GlobalIDs: ids,
 		Address: linkedText(v.Address, redact), City: linkedText(v.City, redact),
