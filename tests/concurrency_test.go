@@ -371,7 +371,7 @@ func TestConcurrentCreatesAnswerWhatReadsShow(t *testing.T) {
 			}
 			if a.record["status"] == "publish" {
 				key := fmt.Sprintf("categories=%s&venue=%d", []string{"music", "art"}[i%2], venues[i%2])
-				at[key] = append(at[key], evID(a.record))
+				at[key] = append(at[key], int(idOf(t, a.record)))
 			}
 		}
 		for query, want := range at {
@@ -438,7 +438,7 @@ func TestAConcurrentCreateNamingAMissingRecordFailsAlone(t *testing.T) {
 			t.Fatalf("event %d: %v", i, err)
 		}
 		read := app.Get(fmt.Sprintf("/events/%d", events[i].ID), token).ExpectStatus(t, http.StatusOK).JSON(t)
-		if read["slug"] != events[i].Slug || linkIDs(read["venue"])[0] != int(venue) {
+		if read["slug"] != events[i].Slug || linkIDs(t, read["venue"])[0] != int(venue) {
 			t.Fatalf("event %d reads back as %v", i, read)
 		}
 	}
@@ -469,9 +469,9 @@ func TestConcurrentRelinksAndRemovalsKeepLinkListsTrue(t *testing.T) {
 		}
 		ids := make([]int, events)
 		for e := range ids {
-			ids[e] = evID(app.createEvent(t, token, eventBody(fmt.Sprintf("Linked %d-%d", r, e), 3,
+			ids[e] = int(idOf(t, app.createEvent(t, token, eventBody(fmt.Sprintf("Linked %d-%d", r, e), 3,
 				"venue", []any{venues[0], venues[1]}, "organizer", []any{organizers[0], organizers[1]},
-				"categories", []any{categories[0], categories[1]}, "tags", []any{tags[0], tags[1]})))
+				"categories", []any{categories[0], categories[1]}, "tags", []any{tags[0], tags[1]}))))
 		}
 		answers := make([]answer, writers)
 		concurrently(t, app, writers, func(i int) {

@@ -217,7 +217,7 @@ func TestTrashRestoreAndPermanentDelete(t *testing.T) {
 		if ids := app.listIDs(t, "", editor.token); len(ids) != 0 {
 			t.Fatalf("listed %v", ids)
 		}
-		if ids := app.listIDs(t, "status=trash", editor.token); !sameInts(ids, []int{evID(e)}) {
+		if ids := app.listIDs(t, "status=trash", editor.token); !sameInts(ids, []int{int(idOf(t, e))}) {
 			t.Fatalf("status=trash lists %v", ids)
 		}
 	})
@@ -315,7 +315,7 @@ func TestPasswordProtectedEvents(t *testing.T) {
 		app.updateEvent(t, http.MethodPatch, eventPath(e), author.token, map[string]any{"password": "opensesame"})
 		// How it is stored is what is asserted, and the API never shows a password.
 		var stored string
-		if err := app.Store.DB().Model(&models.Event{}).Where("id = ?", evID(e)).Pluck("password", &stored).Error; err != nil {
+		if err := app.Store.DB().Model(&models.Event{}).Where("id = ?", int(idOf(t, e))).Pluck("password", &stored).Error; err != nil {
 			t.Fatal(err)
 		}
 		if stored == "" || stored == "opensesame" {

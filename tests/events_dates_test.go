@@ -170,7 +170,7 @@ func TestAnEventNeverEndsBeforeItStarts(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	create := func(title, start, end string) int {
-		return evID(app.createEvent(t, token, map[string]any{"title": title, "start_date": start, "end_date": end}))
+		return int(idOf(t, app.createEvent(t, token, map[string]any{"title": title, "start_date": start, "end_date": end})))
 	}
 	inside := create("Inside", "2031-03-10 10:00:00", "2031-03-10 12:00:00")
 	fromBefore := create("From before", "2031-02-20 10:00:00", "2031-03-10 12:00:00")

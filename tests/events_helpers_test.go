@@ -59,9 +59,6 @@ func idsOf(list any) []int {
 	return ids
 }
 
-// evID is the ID of an event record.
-func evID(event map[string]any) int { return int(event["id"].(float64)) }
-
 // sameInts compares ID lists in order.
 func sameInts(a, b []int) bool {
 	if len(a) != len(b) {

@@ -81,7 +81,7 @@ func TestListFiltersAndLinkedRecordsAreReadOncePerDataVersion(t *testing.T) {
 	token := app.Token(models.RoleEditor)
 	music := app.post(t, token, "/categories", map[string]any{"name": "Music"})
 	venue := app.post(t, token, "/venues", map[string]any{"venue": "Hall"})
-	e := evID(app.createEvent(t, token, eventBody("E", 3, "categories", []any{music}, "venue", venue)))
+	e := int(idOf(t, app.createEvent(t, token, eventBody("E", 3, "categories", []any{music}, "venue", venue))))
 	n := countQueries(t, app)
 	list := func(query string) ([]int, int64) {
 		n.Store(0)
@@ -98,7 +98,7 @@ func TestListFiltersAndLinkedRecordsAreReadOncePerDataVersion(t *testing.T) {
 			warm, cold)
 	}
 	jazz := app.post(t, token, "/categories", map[string]any{"name": "Jazz", "parent": music})
-	f := evID(app.createEvent(t, token, eventBody("F", 4, "categories", []any{jazz}, "venue", venue)))
+	f := int(idOf(t, app.createEvent(t, token, eventBody("F", 4, "categories", []any{jazz}, "venue", venue))))
 	if got, _ := list(fmt.Sprintf("categories=music&venue=%d&per_page=8", venue)); !sameInts(got, []int{e, f}) {
 		t.Fatalf("after a child category was added the list is %v, want [%d %d]", got, e, f)
 	}
@@ -131,8 +131,8 @@ func TestAVenueAndCategoryListFollowsEveryLinkChange(t *testing.T) {
 	art := app.post(t, token, "/categories", map[string]any{"name": "Art"})
 	v1 := app.post(t, token, "/venues", map[string]any{"venue": "Hall"})
 	v2 := app.post(t, token, "/venues", map[string]any{"venue": "Park"})
-	e := evID(app.createEvent(t, token, eventBody("E", 3, "categories", []any{music}, "venue", v1)))
-	f := evID(app.createEvent(t, token, eventBody("F", 4, "categories", []any{music, art}, "venue", v2)))
+	e := int(idOf(t, app.createEvent(t, token, eventBody("E", 3, "categories", []any{music}, "venue", v1))))
+	f := int(idOf(t, app.createEvent(t, token, eventBody("F", 4, "categories", []any{music, art}, "venue", v2))))
 	expect := func(step, query string, want ...int) {
 		t.Helper()
 		if want == nil {
@@ -187,7 +187,7 @@ func TestAVenueUpdateWaitsForACategoryLinkRemovedMeanwhile(t *testing.T) {
 	music := app.post(t, token, "/categories", map[string]any{"name": "Music"})
 	art := app.post(t, token, "/categories", map[string]any{"name": "Art"})
 	hall := app.post(t, token, "/venues", map[string]any{"venue": "Hall"})
-	e := evID(app.createEvent(t, token, eventBody("E", 3, "categories", []any{music, art})))
+	e := int(idOf(t, app.createEvent(t, token, eventBody("E", 3, "categories", []any{music, art}))))
 	app.doWhileDeleting(t, Request{Method: http.MethodPost, Path: fmt.Sprintf("/events/%d", e), Token: token,
 		Body: map[string]any{"venue": hall}}, "DELETE FROM event_categories WHERE event_id = ? AND category_id = ?",
 		e, music).ExpectStatus(t, http.StatusOK)

@@ -36,7 +36,7 @@ func TestCreatingAnEventAnswersTheFullRecord(t *testing.T) {
 	if got := jsonKeys(t, res.Body); strings.Join(got, ",") != strings.Join(eventKeys, ",") {
 		t.Fatalf("keys\n got %v\nwant %v", got, eventKeys)
 	}
-	id := evID(e)
+	id := int(idOf(t, e))
 	if loc := res.Header.Get("Location"); loc != "http://example.com/calendar/events/v1/events/"+strconv.Itoa(id) {
 		t.Fatalf("Location = %q", loc)
 	}

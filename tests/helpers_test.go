@@ -25,7 +25,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata from what the service answers")
 
 // idOf reads a record's numeric id (an event, venue, organizer or term).
-func idOf(t *testing.T, rec map[string]any) uint64 {
+func idOf(t testing.TB, rec map[string]any) uint64 {
 	t.Helper()
 	id, ok := rec["id"].(float64)
 	if !ok || id <= 0 {

@@ -84,8 +84,8 @@ func TestInjectionPayloadsAreOnlyText(t *testing.T) {
 
 	t.Run("searching a record's literal text finds exactly it", func(t *testing.T) {
 		for _, q := range []string{"O'Reilly", "100%", "_special_", "%", "_", `"quoted"`} {
-			if ids := app.listIDs(t, "search="+url.QueryEscape(q), editor); !sameInts(ids, []int{evID(special)}) {
-				t.Errorf("events search %q: %v, want [%d]", q, ids, evID(special))
+			if ids := app.listIDs(t, "search="+url.QueryEscape(q), editor); !sameInts(ids, []int{int(idOf(t, special))}) {
+				t.Errorf("events search %q: %v, want [%d]", q, ids, int(idOf(t, special)))
 			}
 		}
 		venues := app.Get("/venues?search="+url.QueryEscape("O'Reilly 100")).ExpectStatus(t, http.StatusOK).JSON(t)
