@@ -38,6 +38,11 @@ type scenario struct {
 	// prime, when set, is requested once each (from every connection, unmeasured) before the warm-up: the mixed
 	// readers start from a response cache that holds their answers, as a long-running service's would.
 	prime []string
+	// custom, when set, runs the scenario in place of the load generator's loop (set-up, paced writes, checks) and
+	// returns its rows.
+	custom func(ctx context.Context, g *loadGenerator) ([]Result, error)
+	// optIn leaves the scenario out of a run without -only (it takes long).
+	optIn bool
 }
 
 // uncached returns the scenario with a parameter the service ignores added to each of its reads, different for
@@ -252,6 +257,17 @@ func (g *loadGenerator) newRequest(ctx context.Context, r request) (*http.Reques
 		req.Header.Set("Authorization", "Bearer "+r.token)
 	}
 	return req, nil
+}
+
+// setLatencies sets the row's requests, rate, p50 and p99 from the latencies of what it measured over seconds.
+func (r *Result) setLatencies(latencies []time.Duration, seconds float64) {
+	sorted := slices.Clone(latencies)
+	slices.Sort(sorted)
+	r.Requests, r.Seconds = int64(len(sorted)), seconds
+	if len(sorted) > 0 {
+		r.RPS = float64(len(sorted)) / seconds
+		r.P50ms, r.P99ms = percentile(sorted, 0.50), percentile(sorted, 0.99)
+	}
 }
 
 func percentile(sorted []time.Duration, p float64) float64 {

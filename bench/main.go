@@ -53,6 +53,7 @@ type options struct {
 	serveStatic string
 	addr        string
 	dbName      string
+	webhooks    webhookOptions
 }
 
 func main() {
@@ -72,6 +73,7 @@ func main() {
 	flag.BoolVar(&o.uncached, "uncached", false, "make every read request distinct (an ignored parameter), so that none is answered from the response cache: what an instance sustains while writes keep changing the data version")
 	flag.StringVar(&o.serveStatic, "serve-static", "", "internal: serve this file's bytes as the static baseline")
 	flag.StringVar(&o.addr, "addr", "", "internal: address for -serve-static")
+	registerWebhookFlags(&o.webhooks)
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 
@@ -114,7 +116,7 @@ func runBench(ctx context.Context, o options) error {
 		return err
 	}
 
-	server, err := startService(ctx, binary, dbURL)
+	server, err := startService(ctx, binary, dbURL, o.webhooks.serviceEnv())
 	if err != nil {
 		return err
 	}
@@ -144,12 +146,15 @@ func runBench(ctx context.Context, o options) error {
 	for _, rate := range mixedWriteRates {
 		all = append(all, mixedScenario(su.fixtures, reads, rate, su.token))
 	}
+	hooks := newHookBench(o.webhooks, su.fixtures, su.token)
+	defer hooks.close()
+	all = append(all, hooks.scenarios(scenarioNamed(all, "create event linked"))...)
 	for _, sc := range all {
-		if o.only != "" && !selected(strings.Split(o.only, ","), sc.name) {
+		if o.only != "" && !selected(strings.Split(o.only, ","), sc.name) || o.only == "" && sc.optIn {
 			continue
 		}
 		if o.uncached {
-			if sc.name == uncachedCategoryAndVenue || sc.writer != nil || strings.HasPrefix(sc.name, "mixed ") {
+			if sc.name == uncachedCategoryAndVenue || sc.writer != nil || sc.custom != nil || strings.HasPrefix(sc.name, "mixed ") {
 				continue // the same as category + venue in this mode
 			}
 			sc = sc.uncached()
@@ -158,6 +163,10 @@ func runBench(ctx context.Context, o options) error {
 			break
 		}
 		log.Printf("scenario %q", sc.name)
+		if sc.custom != nil {
+			results = append(results, runCustom(ctx, gen, sc, baseline)...)
+			continue
+		}
 		r, writes := gen.run(ctx, sc)
 		if r.PrimeSeconds > 0 {
 			log.Printf("primed %d distinct reads in %.1fs (%.0f/s, every one built)", len(sc.prime), r.PrimeSeconds,
@@ -182,7 +191,8 @@ func runBench(ctx context.Context, o options) error {
 	peak := server.peakRSS()
 	report := Report{Database: o.db, Settings: su.settings, Events: o.events, SeedSeconds: su.seeded.Seconds(),
 		Connections: o.connections, Seconds: o.duration.Seconds(), Uncached: o.uncached, PeakRSSMB: float64(peak) / 1024, Results: results,
-		When: time.Now().UTC().Format(time.RFC3339), LoadBefore: loadBefore, LoadAfter: loadAverage()}
+		When: time.Now().UTC().Format(time.RFC3339), LoadBefore: loadBefore, LoadAfter: loadAverage(),
+		ChangeTracking: hooks.finish(results)}
 	if o.compare != "" {
 		if err := report.compareWith(o.compare); err != nil {
 			return err
@@ -217,6 +227,8 @@ type Report struct {
 	Results  []Result `json:"results"`
 	// ComparedWith describes the earlier run of -compare, whose throughput each result's Kept is a share of.
 	ComparedWith string `json:"compared_with,omitempty"`
+	// ChangeTracking holds the figures of the webhook and sync scenarios beyond their rows.
+	ChangeTracking *ChangeFigures `json:"change_tracking,omitempty"`
 }
 
 // minKept is the share of its throughput at 100,000 events that every read scenario keeps at 1,000,000.
@@ -296,6 +308,9 @@ func printReport(w io.Writer, r Report) {
 			res.Errors, res.RatioToStatic, res.MeanBytes/1024, checked, target, res.keptColumn(r.ComparedWith != ""))
 	}
 	_ = tw.Flush()
+	if r.ChangeTracking != nil {
+		r.ChangeTracking.print(w)
+	}
 }
 
 // keptColumn is the result's cell of the -compare column: its share, marked when a read keeps less than minKept.
@@ -576,7 +591,8 @@ type service struct {
 	base string
 }
 
-func startService(ctx context.Context, binary, dbURL string) (*service, error) {
+// startService starts the service on a free loopback port with env added to the harness's environment.
+func startService(ctx context.Context, binary, dbURL string, env []string) (*service, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -584,6 +600,7 @@ func startService(ctx context.Context, binary, dbURL string) (*service, error) {
 	cmd := exec.Command(binary, "serve")
 	cmd.Env = append(os.Environ(), "CALENDAR_DATABASE_URL="+dbURL, "CALENDAR_ADDR=127.0.0.1:"+port,
 		"CALENDAR_LOG_FORMAT=json", "GIN_MODE=release")
+	cmd.Env = append(cmd.Env, env...)
 	logFile, err := os.CreateTemp("", "calendar-bench-server-*.log")
 	if err != nil {
 		return nil, err

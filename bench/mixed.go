@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -208,7 +207,7 @@ func (mw *mixedWriter) step(ctx context.Context, g *loadGenerator, l *lane) (tim
 	var check func() (bool, string)
 	timed := func(method, path string, body []byte, want int) (uint64, error) {
 		start := time.Now()
-		id, err := mw.write(ctx, g, method, path, body, want)
+		id, err := g.write(ctx, mw.token, method, path, body, want)
 		elapsed = time.Since(start)
 		return id, err
 	}
@@ -291,10 +290,9 @@ func eventBody(title string, day int, venue uint64, f fixtures, rng *rand.Rand) 
 	return body
 }
 
-// write sends one authenticated write and returns the ID of the event it answers with.
-func (mw *mixedWriter) write(ctx context.Context, g *loadGenerator, method, path string, body []byte,
-	want int) (uint64, error) {
-	status, answer, err := g.do(ctx, request{method: method, path: path, body: body, token: mw.token})
+// write sends one write with token and returns the ID of the event it answers with.
+func (g *loadGenerator) write(ctx context.Context, token, method, path string, body []byte, want int) (uint64, error) {
+	status, answer, err := g.do(ctx, request{method: method, path: path, body: body, token: token})
 	if err != nil {
 		return 0, err
 	}
@@ -350,14 +348,9 @@ func (g *loadGenerator) do(ctx context.Context, r request) (int, []byte, error) 
 
 // writerResult turns what the writer measured into the row of the mixed scenario's writes.
 func writerResult(name string, o writerOutcome, seconds float64) Result {
-	slices.Sort(o.latencies)
-	r := Result{Scenario: name + " writes", Requests: int64(len(o.latencies)), Errors: o.errors + o.missed,
-		Seconds: seconds, Write: true, Checks: o.checks, Stale: o.stale, StaleExamples: o.staleLog, Missed: o.missed}
-	if len(o.latencies) > 0 {
-		r.RPS = float64(len(o.latencies)) / seconds
-		r.P50ms = percentile(o.latencies, 0.50)
-		r.P99ms = percentile(o.latencies, 0.99)
-	}
+	r := Result{Scenario: name + " writes", Errors: o.errors + o.missed, Write: true, Checks: o.checks,
+		Stale: o.stale, StaleExamples: o.staleLog, Missed: o.missed}
+	r.setLatencies(o.latencies, seconds)
 	return r
 }
 

@@ -28,20 +28,6 @@ func checkScope(scope endpoint.Opt[string], e *models.Event) error {
 	return nil
 }
 
-// seriesFactsOf reads the series facts of e (a locked event) into it.
-func seriesFactsOf(tx *models.Store, e *models.Event) error {
-	events := []models.Event{*e}
-	if err := tx.LoadSeriesFacts(events); err != nil {
-		return err
-	}
-	e.Series, e.Occurrence, e.OccurrenceSeries = events[0].Series, events[0].Occurrence, events[0].OccurrenceSeries
-	if e.Series != nil {
-		e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks = events[0].VenueLinks, events[0].OrganizerLinks,
-			events[0].CategoryLinks, events[0].TagLinks
-	}
-	return nil
-}
-
 // sentFields are the API names of the fields a write sends, as an occurrence records what it changed on its own
 // (its dates are one field: "dates").
 func sentFields(in *EventFields, password endpoint.Opt[string]) []string {
@@ -219,7 +205,7 @@ func (ec *EventController) updateEvent(tx *models.Store, e *models.Event, w *eve
 	if err := tx.SaveEvent(e); err != nil {
 		return err
 	}
-	return storeEventLinks(tx, e, w.links, before, false)
+	return storeEventLinks(tx, e, w.links, before)
 }
 
 // makeSeries turns a single event into a series with the write applied: it keeps its ID as the series record,
@@ -410,7 +396,7 @@ func (ec *EventController) changeOccurrence(tx *models.Store, e, o *models.Event
 		}
 	}
 	if changed || links.venues != nil || links.organizers != nil || links.categories != nil || links.tags != nil {
-		if err := storeEventLinks(tx, o, links, before, false); err != nil {
+		if err := storeEventLinks(tx, o, links, before); err != nil {
 			return err
 		}
 	}
@@ -430,7 +416,7 @@ func (ec *EventController) splitSeries(tx *models.Store, o *models.Event, w *eve
 	if err != nil {
 		return err
 	}
-	if err := seriesFactsOf(tx, head); err != nil {
+	if err := tx.LoadSeriesFactsOf(head); err != nil {
 		return err
 	}
 	set, err := storedSet(head, head.Series)
@@ -479,7 +465,7 @@ func (ec *EventController) splitSeries(tx *models.Store, o *models.Event, w *eve
 	if err := tx.SaveSeries(&headSeries); err != nil {
 		return err
 	}
-	if err := seriesFactsOf(tx, &tail); err != nil {
+	if err := tx.LoadSeriesFactsOf(&tail); err != nil {
 		return err
 	}
 	return ec.updateSeries(tx, &tail, w)
@@ -504,7 +490,7 @@ func (ec *EventController) deleteInSeries(tx *models.Store, e *models.Event, for
 	if err != nil {
 		return true, err
 	}
-	if err := seriesFactsOf(tx, head); err != nil {
+	if err := tx.LoadSeriesFactsOf(head); err != nil {
 		return true, err
 	}
 	set, err := storedSet(head, head.Series)

@@ -487,13 +487,10 @@ func eventRefs(in *EventFields) models.EventRefs {
 	return refs
 }
 
-// storeEventLinks replaces the links the write sent (the event has its ID by now; created says the write created
-// it), with the event's link lists, and moves the counts of the categories and tags the event counted for before
-// the write (before) and counts for after it.
-func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, before models.TermLinks, created bool) error {
-	if created {
-		return tx.LinkNewEvent(e, links.venues, links.organizers, links.categories, links.tags)
-	}
+// storeEventLinks replaces the links an update of the existing event e sent, with the event's link lists, and
+// moves the counts of the categories and tags the event counted for before the write (before) and counts for
+// after it. (A new event gets its links from models.Store.CreateEvent.)
+func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, before models.TermLinks) error {
 	replace := []struct {
 		ids []uint64
 		fn  func(uint64, []uint64, bool) error
@@ -503,7 +500,7 @@ func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, before
 	}
 	for _, r := range replace {
 		if r.ids != nil {
-			if err := r.fn(e.ID, r.ids, created); err != nil {
+			if err := r.fn(e.ID, r.ids, false); err != nil {
 				return err
 			}
 		}

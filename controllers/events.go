@@ -109,7 +109,7 @@ func (p EventIDPath) ref(c *gin.Context) (eventRef, error) {
 
 func (p EventSlugPath) ref(*gin.Context) (eventRef, error) { return eventRef{slug: p.Slug.V}, nil }
 
-// find looks the event up; an unknown ID or slug is 404 rest-event-not-found.
+// find looks the event up with its links; an unknown ID or slug is 404 rest-event-not-found.
 func (r eventRef) find(s *models.Store) (*models.Event, error) {
 	var e *models.Event
 	var err error
@@ -119,68 +119,18 @@ func (r eventRef) find(s *models.Store) (*models.Event, error) {
 		e, err = s.EventByID(r.id)
 	}
 	if errors.Is(err, models.ErrNotFound) {
-		return nil, r.notFound()
+		return nil, models.EventNotFound(r.id, r.slug)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return withLinks(s, e)
+	return s.WithEventLinks(e)
 }
 
-// withLinks returns e with its venues, organizers, categories and tags loaded.
-func withLinks(s *models.Store, e *models.Event) (*models.Event, error) {
-	events := []models.Event{*e}
-	if err := s.LoadSeriesFacts(events); err != nil {
-		return nil, err
-	}
-	if err := s.LoadEventLinks(events); err != nil {
-		return nil, err
-	}
-	return &events[0], nil
-}
-
-// reload reads the event back after a write, with its links.
-func reload(tx *models.Store, id uint64) (*models.Event, error) {
-	e, err := tx.EventByID(id)
-	if err != nil {
-		return nil, err
-	}
-	return withLinks(tx, e)
-}
-
-// lockFor looks the event up for changing it in a transaction, and refuses callers that may not change it
-// (403) once it is known to exist (404 first).
-func (r eventRef) lockFor(tx *models.Store, may func(models.Owned) bool) (*models.Event, error) {
-	e, err := r.lock(tx)
-	if err == nil && !may(e.Owned()) {
-		return nil, models.Forbidden()
-	}
-	return e, err
-}
-
-// lock looks the event up for changing it in a transaction.
-func (r eventRef) lock(tx *models.Store) (*models.Event, error) {
-	id := r.id
-	if r.slug != "" {
-		var err error
-		if id, err = tx.EventIDBySlug(r.slug); errors.Is(err, models.ErrNotFound) {
-			return nil, r.notFound()
-		} else if err != nil {
-			return nil, err
-		}
-	}
-	e, err := tx.LockEvent(id)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, r.notFound()
-	}
-	return e, err
-}
-
-func (r eventRef) notFound() error {
-	if r.slug != "" {
-		return models.Errorf(models.KindNotFound, "rest-event-not-found", "Event with slug %.200s does not exist.", r.slug) // capped: the path may be long
-	}
-	return models.Errorf(models.KindNotFound, "rest-event-not-found", "Event with ID %d does not exist.", r.id)
+// change addresses the event of r as user, with the request's precondition (If-Match) as its check.
+func (ec *EventController) change(c *gin.Context, r eventRef, user *models.User) models.EventChange {
+	return models.EventChange{Caller: user, ID: r.id, Slug: r.slug,
+		Check: func(tx *models.Store, e *models.Event) error { return ec.requireCurrent(c, tx, e.ID, user) }}
 }
 
 // ReadByID handles GET /events/{id}.
@@ -274,7 +224,7 @@ func eventDates(e *models.Event) []time.Time {
 // /events/{id} would give it now (see requireMatch).
 func (ec *EventController) requireCurrent(c *gin.Context, tx *models.Store, id uint64, user *models.User) error {
 	return requireMatch(c, func() (any, time.Time, error) {
-		e, err := reload(tx, id)
+		e, err := tx.EventWithLinks(id)
 		if err != nil {
 			return nil, time.Time{}, err
 		}
@@ -290,18 +240,7 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 	if err := ec.checkEventFields(w); err != nil {
 		return err
 	}
-	if !user.CanCreate() {
-		return models.Forbidden()
-	}
-	retry := *w // the transactional path starts afresh when the one-statement path cannot take the write
-	var e *models.Event
-	err := models.ErrNeedsTransaction
-	if !in.wantsSeries() {
-		e, err = ec.createInOneStatement(w)
-	}
-	if errors.Is(err, models.ErrNeedsTransaction) || errors.Is(err, models.ErrSlugTaken) {
-		e, err = ec.createInTransaction(&retry)
-	}
+	e, err := ec.Store.CreateEvent(c.Request.Context(), ec.creation(w))
 	if err != nil {
 		return err
 	}
@@ -314,65 +253,31 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 	return writeEvent(c, http.StatusCreated, r)
 }
 
-// createInOneStatement creates the event w describes with its reads outside any transaction and its writes in
-// one statement (Store.InsertEvent). It answers ErrNeedsTransaction when the database has no such statement or
-// the write needs more than it (a term, an inline venue or organizer, or an image to create), and ErrSlugTaken
-// when the slug asked for is taken (the transaction finds the next free one).
-func (ec *EventController) createInOneStatement(w *eventWrite) (*models.Event, error) {
-	if !ec.Store.InsertsEventsInOneStatement() {
-		return nil, models.ErrNeedsTransaction
-	}
-	e := &models.Event{AuthorID: w.user.ID}
-	if err := ec.applyEventWrite(ec.Store.WithContext(w.ctx).ReadOnly(), e, w); err != nil {
-		return nil, err
-	}
-	l := w.links
-	if !w.found.NewEventLinks(e, l.venues, l.organizers, l.categories, l.tags) {
-		return nil, models.ErrNeedsTransaction
-	}
-	e.Slug = w.slug
-	err := ec.Store.InsertEvent(&models.NewEvent{Event: e, Venues: l.venues, Organizers: l.organizers,
-		Categories: l.categories, Tags: l.tags})
-	return e, err
-}
-
-// createInTransaction creates the event w describes in one transaction, creating the terms, venues, organizers
-// and image it names by name or inline.
-func (ec *EventController) createInTransaction(w *eventWrite) (*models.Event, error) {
-	var e *models.Event
-	err := ec.Store.Tx(w.ctx, func(tx *models.Store) error {
-		e = &models.Event{AuthorID: w.user.ID}
-		if err := ec.applyEventWrite(tx, e, w); err != nil {
-			return err
+// creation is the create w asks for: its fields applied to the new event (each attempt from the validated write
+// afresh), and for a recurrence the series made of it.
+func (ec *EventController) creation(w *eventWrite) models.EventCreation {
+	cr := models.EventCreation{Caller: w.user, Apply: func(s *models.Store, e *models.Event) (*models.EventPlan, error) {
+		attempt := *w
+		if err := ec.applyEventWrite(s, e, &attempt); err != nil {
+			return nil, err
 		}
-		if w.in.wantsSeries() {
+		l := attempt.links
+		return &models.EventPlan{Slug: attempt.slug, Venues: l.venues, Organizers: l.organizers,
+			Categories: l.categories, Tags: l.tags, Found: attempt.found}, nil
+	}}
+	if w.in.wantsSeries() {
+		cr.Series = func(tx *models.Store, e *models.Event, p *models.EventPlan) error {
 			set, err := ec.parseSeries(e, w.in.Recurrence.V.Lines, w.now)
 			if err != nil {
 				return err
 			}
-			if err := ec.createSeries(tx, e, set, w); err != nil {
-				return err
-			}
-			e, err = reload(tx, e.ID)
-			return err
+			attempt := *w
+			attempt.slug = p.Slug
+			attempt.links = eventLinks{venues: p.Venues, organizers: p.Organizers, categories: p.Categories, tags: p.Tags}
+			return ec.createSeries(tx, e, set, &attempt)
 		}
-		if err := tx.CreateEventWithSlug(e, w.slug); err != nil {
-			return err
-		}
-		if err := storeEventLinks(tx, e, w.links, models.TermLinks{}, true); err != nil {
-			return err
-		}
-		// The answer is what a read would show (a test holds it to GET's): the row as inserted, and its links as
-		// resolved, unless the write created some of them, which are read back.
-		l := w.links
-		if w.found.NewEventLinks(e, l.venues, l.organizers, l.categories, l.tags) {
-			return nil
-		}
-		var err error
-		e, err = withLinks(tx, e)
-		return err
-	})
-	return e, err
+	}
+	return cr
 }
 
 // UpdateByID handles POST, PUT and PATCH /events/{id}.
@@ -398,37 +303,14 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 	if err := ec.checkEventFields(w); err != nil {
 		return err
 	}
-	if !user.CanCreate() {
-		return models.Forbidden()
-	}
-	var e *models.Event
-	err := ec.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
-		var err error
-		if e, err = ref.lockFor(tx, user.CanEdit); err != nil {
-			return err
-		}
-		if in.Status.V == models.StatusTrash && !user.CanDelete(e.Owned()) {
-			return models.Forbidden()
-		}
-		if err := ec.requireCurrent(c, tx, e.ID, user); err != nil {
-			return err
-		}
-		if err := seriesFactsOf(tx, e); err != nil {
-			return err
-		}
-		if handled, err := ec.updateInSeries(tx, e, w, in.Scope); handled {
-			if err != nil {
+	e, err := ec.Store.UpdateEvent(c.Request.Context(), models.EventUpdate{EventChange: ec.change(c, ref, user),
+		Trash: in.Status.V == models.StatusTrash,
+		Apply: func(tx *models.Store, e *models.Event) error {
+			if handled, err := ec.updateInSeries(tx, e, w, in.Scope); handled {
 				return err
 			}
-			e, err = reload(tx, e.ID)
-			return err
-		}
-		if err := ec.updateEvent(tx, e, w); err != nil {
-			return err
-		}
-		e, err = reload(tx, e.ID)
-		return err
-	})
+			return ec.updateEvent(tx, e, w)
+		}})
 	if err != nil {
 		return err
 	}
@@ -462,46 +344,11 @@ func (ec *EventController) delete(c *gin.Context, ref eventRef, in *EventDeleteP
 		return err
 	}
 	user := models.UserFrom(c.Request.Context())
-	if !user.CanCreate() {
-		return models.Forbidden()
-	}
-	var e *models.Event
-	err := ec.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
-		var err error
-		if e, err = ref.lockFor(tx, user.CanDelete); err != nil {
-			return err
-		}
-		if !in.Force.V && e.Status == models.StatusTrash {
-			return models.Errorf(models.KindGone, "event-is-in-trash", "The event is already trashed")
-		}
-		if err := ec.requireCurrent(c, tx, e.ID, user); err != nil {
-			return err
-		}
-		if e, err = reload(tx, e.ID); err != nil {
-			return err
-		}
-		if handled, err := ec.deleteInSeries(tx, e, in.Force.V, in.Scope, time.Now()); handled {
-			if err != nil || in.Force.V {
-				return err
-			}
-			e, err = reload(tx, e.ID)
-			return err
-		}
-		before, err := e.TermLinks()
-		if err != nil {
-			return err
-		}
-		if in.Force.V {
-			err = tx.DeleteEvent(e.ID)
-		} else {
-			e.TrashedStatus, e.Status = e.Status, models.StatusTrash
-			err = tx.SaveEvent(e)
-		}
-		if err != nil {
-			return err
-		}
-		return tx.AdjustTermCounts(before, models.TermLinks{}) // a trashed or deleted event counts for no term
-	})
+	e, err := ec.Store.RemoveEvent(c.Request.Context(), models.EventRemoval{EventChange: ec.change(c, ref, user),
+		Force: in.Force.V,
+		InSeries: func(tx *models.Store, e *models.Event) (bool, error) {
+			return ec.deleteInSeries(tx, e, in.Force.V, in.Scope, time.Now())
+		}})
 	if err != nil {
 		return err
 	}

@@ -241,8 +241,8 @@ type LinkedList struct {
 	endpoint.Paging
 	Search           endpoint.Opt[string]   `param:"search" validate:"omitempty,max=1000" doc:"Words (fragments of letters, digits and hyphens) that must all appear, ignoring case, in one of the searched fields."`
 	Event            endpoint.Opt[int64]    `param:"event" validate:"omitempty,gt=0" doc:"Only records linked to this event (which must exist)."`
-	HasEvents        endpoint.Opt[bool]     `param:"has_events" doc:"true: only records linked to at least one event that is not a draft, pending or trashed; false: only the others."`
-	OnlyWithUpcoming endpoint.Opt[bool]     `param:"only_with_upcoming" default:"false" doc:"true: only records linked to an event you may see that has not started yet; false: no filter."`
+	HasEvents        endpoint.Opt[bool]     `param:"has_events" doc:"true: only records linked to at least one event that is not a draft, pending or trashed; false: only the others. With sync_token, a record is listed again when its fields or links change, not when one of its events changes status: sync this filter from a plain list."`
+	OnlyWithUpcoming endpoint.Opt[bool]     `param:"only_with_upcoming" default:"false" doc:"true: only records linked to an event you may see that has not started yet; false: no filter. With sync_token, a record is not listed again when its last upcoming event starts or changes status (time passing changes this filter without a write): sync this filter from a plain list."`
 	Status           endpoint.Opt[[]string] `param:"status" doc:"Statuses to list (a list or CSV; any = every status but trash). Callers who cannot edit records may only ask for publish."`
 	SyncInput
 }
@@ -322,16 +322,7 @@ func (k *linkedKind[T, P, In]) requireCurrent(a *App, c *gin.Context, rec *T, us
 // create handles POST /{kind}: 201 with the new record and Location, or 200 with an identical existing record.
 func (k *linkedKind[T, P, In]) create(a *App, c *gin.Context, in *In) error {
 	user := models.UserFrom(c.Request.Context())
-	if !user.CanCreate() {
-		return models.Forbidden()
-	}
-	var rec *T
-	var created bool
-	err := a.Store.Tx(c.Request.Context(), func(tx *models.Store) error {
-		var err error
-		rec, created, err = k.insert(a, tx, user, in)
-		return err
-	})
+	rec, created, err := models.AddLinked[T, P](c.Request.Context(), a.Store, k.creation(a, user, in))
 	if err != nil {
 		return err
 	}
@@ -345,36 +336,27 @@ func (k *linkedKind[T, P, In]) create(a *App, c *gin.Context, in *In) error {
 	return nil
 }
 
-// insert creates a record from in inside tx, or returns an existing one that is identical to it (the
-// same name ignoring case, and the same value for every parameter sent, among the records user may read that are
-// not in the trash). created tells which.
-func (k *linkedKind[T, P, In]) insert(a *App, tx *models.Store, user *models.User, in *In) (*T, bool, error) {
-	rec := new(T)
-	f := P(rec).Linked()
-	k.prepare(rec)
-	*f.AuthorID = user.ID
-	*f.PublishedAt = time.Now().UTC().Truncate(time.Second)
-	if err := k.assign(a, tx, user, in, rec, true); err != nil {
-		return nil, false, err
-	}
-	if err := models.LockLinkedNames[T, P](tx, *f.Name); err != nil {
-		return nil, false, err
-	}
-	candidates, err := models.LinkedDuplicates[T, P](tx, *f.Name)
-	if err != nil {
-		return nil, false, err
-	}
+// creation is the create of a record from in by user: the kind's defaults and the parameters sent, and the
+// duplicate rule's comparison (an existing record is the same when it has the same value for every parameter
+// sent, its password included).
+func (k *linkedKind[T, P, In]) creation(a *App, user *models.User, in *In) models.LinkedCreation[T] {
 	sent := endpoint.Sent(in)
-	want := k.allValues(a, rec)
 	_, common := k.parts(in)
-	for i := range candidates {
-		existing := &candidates[i]
-		if user.CanRead(P(existing).Linked().Owned()) && sameValues(k.allValues(a, existing), want, sent) &&
-			samePassword(*P(existing).Linked().Password, common.Password, sent) {
-			return existing, false, nil
-		}
+	var want map[string]any
+	return models.LinkedCreation[T]{Caller: user,
+		Assign: func(tx *models.Store, rec *T) error {
+			k.prepare(rec)
+			if err := k.assign(a, tx, user, in, rec, true); err != nil {
+				return err
+			}
+			want = k.allValues(a, rec)
+			return nil
+		},
+		Same: func(existing *T) bool {
+			return sameValues(k.allValues(a, existing), want, sent) &&
+				samePassword(*P(existing).Linked().Password, common.Password, sent)
+		},
 	}
-	return rec, true, models.CreateLinked[T, P](tx, rec)
 }
 
 // assign writes the parameters of in into rec, reporting every bad value at once.
@@ -895,7 +877,7 @@ func (k *linkedKind[T, P, In]) resolve(a *App, tx *models.Store, user *models.Us
 	for _, item := range items {
 		id := item.id
 		if item.data != nil {
-			rec, _, err := k.insert(a, tx, user, inputs[next])
+			rec, _, err := models.InsertLinked[T, P](tx, k.creation(a, user, inputs[next]))
 			next++
 			if err != nil {
 				return nil, k.inlineError(err)

@@ -120,3 +120,56 @@ func (r LinkedRemoval[T]) done(tx *Store, rec *T) error {
 	}
 	return r.Done(tx, rec)
 }
+
+// LinkedCreation is the create of a venue or organizer by a caller.
+type LinkedCreation[T any] struct {
+	Caller *User
+	// Assign fills the new record, whose author is the caller and publication date now, from the request (the
+	// kind's defaults included); its error, such as the bad values it found, aborts the create.
+	Assign func(tx *Store, rec *T) error
+	// Same tells whether an existing record, of the same name ignoring case, holds every value the request sent:
+	// the create then answers that record instead of making another.
+	Same func(existing *T) bool
+}
+
+// AddLinked creates a venue or organizer in one transaction of its own, or finds the identical one that exists
+// (created false): a caller who may not create records is Forbidden; the rest is InsertLinked's.
+func AddLinked[T any, P LinkedRecord[T]](ctx context.Context, s *Store, c LinkedCreation[T]) (rec *T, created bool, err error) {
+	if !c.Caller.CanCreate() {
+		return nil, false, Forbidden()
+	}
+	err = s.Tx(ctx, func(tx *Store) error {
+		rec, created, err = InsertLinked[T, P](tx, c)
+		return err
+	})
+	return rec, created, err
+}
+
+// InsertLinked creates a venue or organizer in tx, the transaction of the write that asks for it, or returns an
+// identical existing one (created false). In this order: c.Assign, whose error aborts; then the duplicate rule,
+// under a lock on the name that concurrent creates of the same name wait for: among the records of the same name
+// ignoring case that are not in the trash and the caller may read, the oldest that c.Same accepts is the answer;
+// else the record is inserted with a slug of its own.
+func InsertLinked[T any, P LinkedRecord[T]](tx *Store, c LinkedCreation[T]) (*T, bool, error) {
+	rec := new(T)
+	f := P(rec).Linked()
+	*f.AuthorID = c.Caller.ID
+	*f.PublishedAt = now()
+	if err := c.Assign(tx, rec); err != nil {
+		return nil, false, err
+	}
+	if err := LockLinkedNames[T, P](tx, *f.Name); err != nil {
+		return nil, false, err
+	}
+	candidates, err := LinkedDuplicates[T, P](tx, *f.Name)
+	if err != nil {
+		return nil, false, err
+	}
+	for i := range candidates {
+		existing := &candidates[i]
+		if c.Caller.CanRead(P(existing).Linked().Owned()) && c.Same(existing) {
+			return existing, false, nil
+		}
+	}
+	return rec, true, CreateLinked[T, P](tx, rec)
+}

@@ -111,3 +111,93 @@ func TestLinkedUpdatesAndRemovalsOwnTheirRules(t *testing.T) {
 		t.Fatalf("the deleted venue is still there: %v", err)
 	}
 }
+
+func TestLinkedCreatesOwnTheDuplicateRule(t *testing.T) {
+	ctx := context.Background()
+	s := testStore(t)
+	author := testUser(t, s, "author", RoleAuthor)
+	contributor := testUser(t, s, "contributor", RoleContributor)
+	subscriber := testUser(t, s, "subscriber", RoleSubscriber)
+	// create adds a venue named name as caller, with the status the caller may give status; same is the rule's
+	// comparison of the other values.
+	create := func(caller *User, name, status string, same bool) (*Venue, bool, error) {
+		return AddLinked[Venue](ctx, s, LinkedCreation[Venue]{Caller: caller,
+			Assign: func(_ *Store, v *Venue) error {
+				v.Name, v.Status = name, caller.ScaleBackStatus(status, "", true)
+				return nil
+			},
+			Same: func(*Venue) bool { return same }})
+	}
+
+	if _, _, err := create(subscriber, "Hall", StatusPublish, true); errorCode(err) != "rest_forbidden" {
+		t.Fatalf("a subscriber's create: %v", err)
+	}
+	if _, _, err := create(nil, "Hall", StatusPublish, true); errorCode(err) != "rest_forbidden" {
+		t.Fatalf("an anonymous create: %v", err)
+	}
+	if n := rows(t, s, "venues"); n != 0 {
+		t.Fatalf("refused creates wrote %d venues", n)
+	}
+
+	hall, created, err := create(author, "Hall", StatusPublish, true)
+	if err != nil || !created || hall.Slug != "hall" || hall.AuthorID != author.ID || hall.PublishedAt.IsZero() {
+		t.Fatalf("the first Hall: %+v, created %v, %v", hall, created, err)
+	}
+	t.Run("the same name ignoring case with the same values is the existing record", func(t *testing.T) {
+		again, created, err := create(contributor, "HALL", StatusPublish, true)
+		if err != nil || created || again.ID != hall.ID {
+			t.Fatalf("%+v, created %v, %v", again, created, err)
+		}
+	})
+	t.Run("other values make another record with a slug of its own", func(t *testing.T) {
+		other, created, err := create(author, "Hall", StatusPublish, false)
+		if err != nil || !created || other.ID == hall.ID || other.Slug != "hall-2" {
+			t.Fatalf("%+v, created %v, %v", other, created, err)
+		}
+	})
+	t.Run("a record the caller may not read is no duplicate", func(t *testing.T) {
+		attic, _, err := create(author, "Attic", StatusDraft, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine, created, err := create(contributor, "attic", StatusPublish, true)
+		if err != nil || !created || mine.ID == attic.ID || mine.Status != StatusPending {
+			t.Fatalf("%+v, created %v, %v", mine, created, err)
+		}
+	})
+	t.Run("a trashed record is no duplicate", func(t *testing.T) {
+		cellar, _, err := create(author, "Cellar", StatusPublish, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := RemoveLinked[Venue](ctx, s, LinkedRemoval[Venue]{LinkedChange: LinkedChange[Venue]{Caller: author,
+			ID: cellar.ID}}); err != nil {
+			t.Fatal(err)
+		}
+		again, created, err := create(author, "Cellar", StatusPublish, true)
+		if err != nil || !created || again.ID == cellar.ID {
+			t.Fatalf("%+v, created %v, %v", again, created, err)
+		}
+	})
+	t.Run("a create whose input is bad, or whose write fails later, leaves nothing written", func(t *testing.T) {
+		before := rows(t, s, "venues")
+		invalid := InvalidParam("venue", "must not be empty")
+		_, _, err := AddLinked[Venue](ctx, s, LinkedCreation[Venue]{Caller: author,
+			Assign: func(*Store, *Venue) error { return invalid }, Same: func(*Venue) bool { return false }})
+		if !errors.Is(err, invalid) {
+			t.Fatalf("bad input: %v", err)
+		}
+		later := errors.New("the event write failed")
+		err = s.Tx(ctx, func(tx *Store) error {
+			if _, _, err := InsertLinked[Venue](tx, LinkedCreation[Venue]{Caller: author,
+				Assign: func(_ *Store, v *Venue) error { v.Name, v.Status = "Inline", StatusPublish; return nil },
+				Same:   func(*Venue) bool { return false }}); err != nil {
+				return err
+			}
+			return later
+		})
+		if !errors.Is(err, later) || rows(t, s, "venues") != before {
+			t.Fatalf("%v; venues %d, want %d", err, rows(t, s, "venues"), before)
+		}
+	})
+}
