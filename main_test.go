@@ -4,17 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -22,34 +16,17 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
+	"calendar/models/testdb"
 )
 
-// testDatabaseURL is a fresh database for one test: a SQLite file, or a new PostgreSQL schema when
-// CALENDAR_TEST_DATABASE_URL is set.
+// testDatabaseURL is a fresh database for one test (testdb.Fresh), as CALENDAR_DATABASE_URL names it.
 func testDatabaseURL(t *testing.T) string {
 	t.Helper()
-	pg := os.Getenv("CALENDAR_TEST_DATABASE_URL")
-	if pg == "" {
-		return "sqlite:" + filepath.Join(t.TempDir(), "cli.db")
+	driver, dsn := testdb.Fresh(t)
+	if driver == testdb.SQLite {
+		return "sqlite:" + dsn
 	}
-	admin, err := sql.Open("pgx", pg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = admin.Close() })
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	schema := "test_main_" + hex.EncodeToString(b)
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE") })
-	u, _ := url.Parse(pg)
-	q := u.Query()
-	q.Set("search_path", schema+",public")
-	u.RawQuery = q.Encode()
-	return u.String()
+	return dsn
 }
 
 // cli runs the program once with args against dbURL and returns its standard output and error.

@@ -52,7 +52,7 @@ type EventFilters struct {
 
 // EventList is the envelope of GET /events: events, then the page's links and totals.
 type EventList struct {
-	Events []EventRecord
+	Events []EventRecord `json:"events"`
 	eventListTail
 }
 
@@ -72,8 +72,8 @@ func (l EventList) MarshalJSON() ([]byte, error) {
 	return l.appendJSON(make([]byte, 0, 4096*(len(l.Events)+1)))
 }
 
-// appendJSON appends the envelope with each event as EventRecord.appendJSON writes it: encoding/json would
-// validate and compact the whole list again.
+// appendJSON appends the envelope as encoding/json writes it, with each event as EventRecord.appendJSON writes
+// it: encoding/json would validate and compact the whole list again.
 func (l EventList) appendJSON(buf []byte) ([]byte, error) {
 	buf = append(buf, `{"events":[`...)
 	for i := range l.Events {

@@ -97,19 +97,19 @@ func (ec *EventController) createSeries(tx *models.Store, e *models.Event, set *
 
 // seriesFields are the series members of an event record, after parent.
 type seriesFields struct {
-	SeriesID        uint64          `json:"series_id"`
-	Recurrence      []string        `json:"recurrence"`
-	RecurrenceText  string          `json:"recurrence_text"`
-	RecurrenceID    *string         `json:"recurrence_id"`
-	IsException     bool            `json:"is_exception"`
-	NextOccurrences []OccurrenceRef `json:"next_occurrences,omitempty"`
+	SeriesID        uint64          `json:"series_id" doc:"The series this occurrence belongs to; 0 for a single event and for a series record."`
+	Recurrence      []string        `json:"recurrence" doc:"The series' RFC 5545 lines, normalised, on the series record and on each occurrence; [] otherwise."`
+	RecurrenceText  string          `json:"recurrence_text" doc:"An English summary of the series, e.g. \"Every week on Tuesday and Thursday at 18:00, 10 times\"; \"\" when not recurring."`
+	RecurrenceID    *string         `json:"recurrence_id" schema:"date" doc:"An occurrence's original start (RFC 5545 RECURRENCE-ID), formatted like start_date; null otherwise."`
+	IsException     bool            `json:"is_exception" doc:"Whether this occurrence was edited on its own."`
+	NextOccurrences []OccurrenceRef `json:"next_occurrences,omitempty" doc:"On a series record only: up to 5 upcoming occurrences."`
 }
 
 // OccurrenceRef is one of a series' next occurrences, as its record lists them.
 type OccurrenceRef struct {
-	ID        uint64 `json:"id"`
-	StartDate string `json:"start_date"`
-	EndDate   string `json:"end_date"`
+	ID        uint64 `json:"id" schema:"min=1"`
+	StartDate string `json:"start_date" schema:"date"`
+	EndDate   string `json:"end_date" schema:"date"`
 }
 
 // maxNextOccurrences is how many upcoming occurrences a series record lists.

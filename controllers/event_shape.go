@@ -13,91 +13,121 @@ import (
 	"calendar/models"
 )
 
-// EventRecord is an event as the API returns it: The Events Calendar's event fields in their order, plus
-// `ticketed` and `parent`. Fields that redaction nulls are pointers. Its JSON (MarshalJSON) is its
-// own fields, then the linked records, each written as its JSON shape or spliced in when it is JSON already.
+// EventRecord is an event as the API returns it, built by eventShaper.record: The Events Calendar's event
+// fields in their order, plus `ticketed`, `parent` and the series members, then the linked records. Fields that
+// redaction nulls are pointers. The linked records are JSON already (json.RawMessage): a list embeds the same
+// venues, organizers and terms in many events, and remembers their JSON (see eventShaper.embedded). Its JSON is
+// what encoding/json writes for it; appendJSON writes the same bytes faster.
 type EventRecord struct {
 	eventFields
-	Categories []any
-	Tags       []any
-	// Venue is the venue object when the event has one, [] when none, an array when several.
-	Venue        any
-	Organizer    []any
-	CustomFields []any
-	// JSONLD is schema.org data, on single reads only.
-	JSONLD any
+	embeddedRecords
+	// err is why a linked record could not be written as JSON; encoding the record reports it.
+	err error
+}
+
+// embeddedRecords are an event record's linked records and its schema.org data, after its own fields.
+type embeddedRecords struct {
+	Categories []json.RawMessage `json:"categories" schema:"items=EmbeddedTerm"`
+	Tags       []json.RawMessage `json:"tags" schema:"items=EmbeddedTerm"`
+	Venue      json.RawMessage   `json:"venue" schema:"venue" doc:"The venue as an object when the event has one, [] when it has none, an array when it has several."`
+	Organizer  []json.RawMessage `json:"organizer" schema:"items=Organizer" doc:"Always an array, in the order given on write."`
+	// CustomFields is always []: the service keeps no custom fields.
+	CustomFields json.RawMessage `json:"custom_fields" schema:"custom_fields" doc:"Additional fields: [] when there are none."`
+	// JSONLD is schema.org data, on single reads only, and never of a password-protected event.
+	JSONLD *eventJSONLD `json:"json_ld,omitempty" schema:"ref=JSONLD"`
 }
 
 // eventFields are an event record's own fields, up to parent, in The Events Calendar's order.
 type eventFields struct {
-	ID                  uint64            `json:"id"`
-	GlobalID            string            `json:"global_id"`
-	GlobalIDLineage     []string          `json:"global_id_lineage"`
-	Author              string            `json:"author"`
-	Status              string            `json:"status"`
-	Date                string            `json:"date"`
-	DateUTC             string            `json:"date_utc"`
-	Modified            string            `json:"modified"`
-	ModifiedUTC         string            `json:"modified_utc"`
-	URL                 string            `json:"url"`
-	RestURL             string            `json:"rest_url"`
-	Title               string            `json:"title"`
-	Description         string            `json:"description"`
-	Excerpt             string            `json:"excerpt"`
+	ID uint64 `json:"id" schema:"min=1" doc:"The event ID."`
+	GlobalIDs
+	Author string `json:"author" schema:"author" doc:"The author's user ID, as a string."`
+	Status string `json:"status" schema:"status" doc:"The post status."`
+	RecordDates
+	URL                 string            `json:"url" schema:"format=uri" doc:"The public page of the event."`
+	RestURL             string            `json:"rest_url" schema:"format=uri" doc:"The event's URL in this API."`
+	Title               string            `json:"title" doc:"Plain text."`
+	Description         string            `json:"description" doc:"HTML, sanitised on write; \"\" for a password-protected event."`
+	Excerpt             string            `json:"excerpt" doc:"HTML; \"\" when there is none."`
 	Slug                string            `json:"slug"`
-	Image               any               `json:"image"`
-	AllDay              *bool             `json:"all_day"`
-	StartDate           string            `json:"start_date"`
+	Image               any               `json:"image" schema:"ref=Image"`
+	AllDay              *bool             `json:"all_day" doc:"Whether the event lasts whole days (start 00:00:00, end 23:59:59)."`
+	StartDate           string            `json:"start_date" schema:"date" doc:"Start, on the event's wall clock."`
 	StartDateDetails    DateDetails       `json:"start_date_details"`
-	EndDate             string            `json:"end_date"`
+	EndDate             string            `json:"end_date" schema:"date" doc:"End, on the event's wall clock."`
 	EndDateDetails      DateDetails       `json:"end_date_details"`
-	UTCStartDate        string            `json:"utc_start_date"`
+	UTCStartDate        string            `json:"utc_start_date" schema:"date" doc:"Start in UTC."`
 	UTCStartDateDetails DateDetails       `json:"utc_start_date_details"`
-	UTCEndDate          string            `json:"utc_end_date"`
+	UTCEndDate          string            `json:"utc_end_date" schema:"date" doc:"End in UTC."`
 	UTCEndDateDetails   DateDetails       `json:"utc_end_date_details"`
-	Timezone            string            `json:"timezone"`
-	TimezoneAbbr        string            `json:"timezone_abbr"`
-	Cost                string            `json:"cost"`
+	Timezone            string            `json:"timezone" doc:"The event's time zone: an IANA name, UTC or UTC±H[:MM]."`
+	TimezoneAbbr        string            `json:"timezone_abbr" doc:"The zone's abbreviation at the start (EST, CEST, UTC+2…)."`
+	Cost                string            `json:"cost" doc:"The formatted cost (\"$10 – $20\", \"Free\"); \"\" when there is none."`
 	CostDetails         input.CostDetails `json:"cost_details"`
-	Website             string            `json:"website"`
+	Website             string            `json:"website" doc:"The event's website."`
 	ShowMap             *bool             `json:"show_map"`
 	ShowMapLink         *bool             `json:"show_map_link"`
-	HideFromListings    *bool             `json:"hide_from_listings"`
+	HideFromListings    *bool             `json:"hide_from_listings" doc:"Hidden events are left out of GET /events but readable by ID."`
 	Sticky              *bool             `json:"sticky"`
 	Featured            *bool             `json:"featured"`
-	Ticketed            *bool             `json:"ticketed"`
-	Parent              uint64            `json:"parent"`
+	Ticketed            *bool             `json:"ticketed" doc:"Whether the event sells tickets."`
+	Parent              uint64            `json:"parent" doc:"The parent event's ID; 0 when it has none, as WordPress's post_parent."`
 	seriesFields
 }
 
 // MarshalJSON writes the record as appendJSON does.
 func (r EventRecord) MarshalJSON() ([]byte, error) { return r.appendJSON(make([]byte, 0, 4096)) }
 
-// appendJSON appends the record's JSON to buf: its own fields as encoding/json writes them, then categories,
-// tags, venue, organizer, custom_fields and json_ld (when set). Linked records that are JSON already
-// (json.RawMessage, see eventShaper.embedded) are spliced in as they are, where encoding/json would validate and
-// compact each of them again: that was a tenth of the service's CPU on lists whose answers were not cached.
+// appendJSON appends the record's JSON to buf, the bytes encoding/json would write for it: its own fields as
+// encoding/json writes them, then the linked records spliced in as they are, where encoding/json would validate
+// and compact each of them again (that was a tenth of the service's CPU on lists whose answers were not cached).
 func (r *EventRecord) appendJSON(buf []byte) ([]byte, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
 	buf, err := appendMarshaled(buf, &r.eventFields)
 	if err != nil {
 		return nil, err
 	}
 	buf = buf[:len(buf)-1] // the fields' closing brace: the linked records follow
-	for _, f := range []struct {
-		key   string
-		value any
-	}{{"categories", r.Categories}, {"tags", r.Tags}, {"venue", r.Venue}, {"organizer", r.Organizer},
-		{"custom_fields", r.CustomFields}, {"json_ld", r.JSONLD}} {
-		if f.key == "json_ld" && f.value == nil {
-			continue
-		}
-		buf = append(append(append(buf, ',', '"'), f.key...), '"', ':')
-		if buf, err = appendJSONValue(buf, f.value); err != nil {
+	buf = appendRawArray(append(buf, `,"categories":`...), r.Categories)
+	buf = appendRawArray(append(buf, `,"tags":`...), r.Tags)
+	buf = appendRaw(append(buf, `,"venue":`...), r.Venue)
+	buf = appendRawArray(append(buf, `,"organizer":`...), r.Organizer)
+	buf = appendRaw(append(buf, `,"custom_fields":`...), r.CustomFields)
+	if r.JSONLD != nil {
+		if buf, err = appendMarshaled(append(buf, `,"json_ld":`...), r.JSONLD); err != nil {
 			return nil, err
 		}
 	}
 	return append(buf, '}'), nil
 }
+
+// appendRaw appends JSON written before (null for nil, as encoding/json writes it).
+func appendRaw(buf []byte, raw json.RawMessage) []byte {
+	if raw == nil {
+		return append(buf, "null"...)
+	}
+	return append(buf, raw...)
+}
+
+// appendRawArray appends items as one JSON array (null for a nil slice, as encoding/json writes it).
+func appendRawArray(buf []byte, items []json.RawMessage) []byte {
+	if items == nil {
+		return append(buf, "null"...)
+	}
+	buf = append(buf, '[')
+	for i, item := range items {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendRaw(buf, item)
+	}
+	return append(buf, ']')
+}
+
+// emptyJSONArray is the PHP empty array The Events Calendar writes where a record has no linked records.
+var emptyJSONArray = json.RawMessage("[]")
 
 // writeOwnJSON answers with v's JSON as v writes it (EventRecord, EventList): c.JSON would have encoding/json
 // validate and compact the whole answer again.
@@ -147,31 +177,6 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// appendJSONValue appends v's JSON to buf: a json.RawMessage as it is (it was written by encoding/json), the
-// elements of a []any one by one, anything else as encoding/json writes it.
-func appendJSONValue(buf []byte, v any) ([]byte, error) {
-	switch v := v.(type) {
-	case json.RawMessage:
-		return append(buf, v...), nil
-	case []any:
-		if v == nil {
-			return append(buf, "null"...), nil
-		}
-		buf = append(buf, '[')
-		for i, elem := range v {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			var err error
-			if buf, err = appendJSONValue(buf, elem); err != nil {
-				return nil, err
-			}
-		}
-		return append(buf, ']'), nil
-	}
-	return appendMarshaled(buf, v)
-}
-
 // eventShaper builds event records for one request.
 type eventShaper struct {
 	app    *App
@@ -201,23 +206,22 @@ func (s eventShaper) rememberingAt(ctx context.Context) eventShaper {
 	return s
 }
 
-// embedded is the shape build makes of the linked record kind/id in a list: remembered JSON when the shaper may
-// remember (rememberingAt), else the shape as built.
-func (s eventShaper) embedded(kind byte, id uint64, build func() any) any {
+// embedded is the JSON of the shape build makes of the linked record kind/id: remembered JSON when the shaper
+// may remember (rememberingAt), else the shape as built and written now.
+func (s eventShaper) embedded(kind byte, id uint64, build func() any) (json.RawMessage, error) {
 	if !s.remember {
-		return build()
+		return json.Marshal(build())
 	}
 	key := embeddedKey{site: s.site, kind: kind, id: id}
 	if b, ok := s.app.embedded.Get(s.version, key); ok {
-		return b
+		return b, nil
 	}
-	shape := build()
-	b, err := json.Marshal(shape)
+	b, err := json.Marshal(build())
 	if err != nil {
-		return shape // the response's encoding reports it
+		return nil, err
 	}
 	s.app.embedded.Put(s.version, key, b)
-	return json.RawMessage(b)
+	return b, nil
 }
 
 func (ec *EventController) shaper(site Site, viewer Viewer) eventShaper {
@@ -232,8 +236,8 @@ func (s eventShaper) RestURL(e *models.Event) string {
 	return s.site.Root + "/events/" + strconv.FormatUint(e.ID, 10)
 }
 
-// record maps e to its API shape. single adds json_ld (not for password-protected events); redaction applies to protected events the viewer may not
-// see in full, which only happens in lists.
+// record converts e into its API type. single adds json_ld (not for password-protected events); redaction of
+// protected events the viewer may not see in full only happens in lists (listRecord).
 func (s eventShaper) record(e *models.Event, single bool) EventRecord {
 	siteLoc := s.app.Config.Timezone
 	loc := eventLocation(e.Timezone)
@@ -249,14 +253,10 @@ func (s eventShaper) record(e *models.Event, single bool) EventRecord {
 	}
 	r := EventRecord{eventFields: eventFields{
 		ID:                  e.ID,
-		GlobalID:            s.site.GlobalID(e.ID),
-		GlobalIDLineage:     []string{s.site.GlobalID(e.ID)},
+		GlobalIDs:           s.site.GlobalIDs(e.ID),
 		Author:              AuthorString(e.AuthorID),
 		Status:              e.Status,
-		Date:                FormatDate(e.PublishedAt, siteLoc),
-		DateUTC:             FormatDate(e.PublishedAt, time.UTC),
-		Modified:            FormatDate(e.UpdatedAt, siteLoc),
-		ModifiedUTC:         FormatDate(e.UpdatedAt, time.UTC),
+		RecordDates:         NewRecordDates(e.PublishedAt, e.UpdatedAt, siteLoc),
 		URL:                 url,
 		RestURL:             s.RestURL(e),
 		Title:               e.Title,
@@ -285,49 +285,72 @@ func (s eventShaper) record(e *models.Event, single bool) EventRecord {
 		Featured:            boolPtr(e.Featured),
 		Ticketed:            boolPtr(e.Ticketed),
 		Parent:              parent,
-	},
-		Categories:   make([]any, len(e.Categories)),
-		Tags:         make([]any, len(e.Tags)),
-		Venue:        []any{},
-		Organizer:    make([]any, len(e.Organizers)),
-		CustomFields: []any{},
-	}
-	embed := s
-	if single {
-		embed.remember = false // single reads embed json_ld, which lists do not
-	}
-	for i := range e.Categories {
-		c := &e.Categories[i]
-		r.Categories[i] = embed.embedded('c', c.ID, func() any { return EmbeddedCategory(s.site, c) })
-	}
-	for i := range e.Tags {
-		t := &e.Tags[i]
-		r.Tags[i] = embed.embedded('t', t.ID, func() any { return EmbeddedTag(s.site, t) })
-	}
-	for i := range e.Organizers {
-		o := &e.Organizers[i]
-		r.Organizer[i] = embed.embedded('o', o.ID, func() any {
-			return embeddedJSONLD(s.app.OrganizerShape(s.site, o, s.viewer, single))
-		})
-	}
-	venues := make([]any, len(e.Venues))
-	for i := range e.Venues {
-		v := &e.Venues[i]
-		venues[i] = embed.embedded('v', v.ID, func() any {
-			return embeddedJSONLD(s.app.VenueShape(s.site, v, s.viewer, single))
-		})
-	}
-	if len(venues) == 1 {
-		r.Venue = venues[0]
-	} else if len(venues) > 1 {
-		r.Venue = venues
-	}
+	}}
+	r.embeddedRecords, r.err = s.embeds(e, single)
 	seriesShape(e, &r)
 	if single && !e.HasPassword() {
 		// Search engines get nothing of a protected event, as The Events Calendar's JSON-LD skips protected posts.
 		r.JSONLD = s.jsonLD(e, &r)
 	}
 	return r
+}
+
+// embeds shapes the records e links to, as the JSON its record embeds. single embeds them with their json_ld.
+func (s eventShaper) embeds(e *models.Event, single bool) (embeddedRecords, error) {
+	embed := s
+	if single {
+		embed.remember = false // single reads embed json_ld, which lists do not
+	}
+	var l embeddedRecords
+	var err error
+	if l.Categories, err = embedAll(e.Categories, func(c *models.Category) (json.RawMessage, error) {
+		return embed.embedded('c', c.ID, func() any { return EmbeddedCategory(s.site, c) })
+	}); err != nil {
+		return l, err
+	}
+	if l.Tags, err = embedAll(e.Tags, func(t *models.Tag) (json.RawMessage, error) {
+		return embed.embedded('t', t.ID, func() any { return EmbeddedTag(s.site, t) })
+	}); err != nil {
+		return l, err
+	}
+	if l.Organizer, err = embedAll(e.Organizers, func(o *models.Organizer) (json.RawMessage, error) {
+		return embed.embedded('o', o.ID, func() any {
+			r := s.app.OrganizerShape(s.site, o, s.viewer, single)
+			r.JSONLD = withoutLDContext(r.JSONLD)
+			return r
+		})
+	}); err != nil {
+		return l, err
+	}
+	venues, err := embedAll(e.Venues, func(v *models.Venue) (json.RawMessage, error) {
+		return embed.embedded('v', v.ID, func() any {
+			r := s.app.VenueShape(s.site, v, s.viewer, single)
+			r.JSONLD = withoutLDContext(r.JSONLD)
+			return r
+		})
+	})
+	switch len(venues) {
+	case 0:
+		l.Venue = emptyJSONArray
+	case 1:
+		l.Venue = venues[0]
+	default:
+		l.Venue = appendRawArray(nil, venues)
+	}
+	l.CustomFields = emptyJSONArray
+	return l, err
+}
+
+// embedAll is the JSON of each of records as embed writes it.
+func embedAll[T any](records []T, embed func(*T) (json.RawMessage, error)) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(records))
+	for i := range records {
+		var err error
+		if out[i], err = embed(&records[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // mayBypassPassword tells whether the viewer sees e in full although it is protected: editors of the event never
@@ -352,7 +375,8 @@ func redactEvent(r *EventRecord) {
 	r.AllDay, r.ShowMap, r.ShowMapLink, r.HideFromListings, r.Sticky, r.Featured, r.Ticketed =
 		nil, nil, nil, nil, nil, nil, nil
 	r.CostDetails = input.RedactedCostDetails()
-	r.Categories, r.Tags, r.Venue, r.Organizer, r.CustomFields = []any{}, []any{}, []any{}, []any{}, []any{}
+	r.Categories, r.Tags, r.Organizer = []json.RawMessage{}, []json.RawMessage{}, []json.RawMessage{}
+	r.Venue, r.CustomFields = emptyJSONArray, emptyJSONArray
 }
 
 func boolPtr(b bool) *bool { return &b }
@@ -380,20 +404,20 @@ func eventLocation(name string) *time.Location { return input.StoredLocation(nam
 
 // eventJSONLD is the schema.org Event of a single read (the captures' field order).
 type eventJSONLD struct {
-	Context             string       `json:"@context"`
-	Type                string       `json:"@type"`
-	Name                string       `json:"name"`
-	Description         string       `json:"description"`
-	Image               string       `json:"image,omitempty"`
-	URL                 string       `json:"url"`
-	EventAttendanceMode string       `json:"eventAttendanceMode"`
-	EventStatus         string       `json:"eventStatus"`
-	StartDate           string       `json:"startDate"`
-	EndDate             string       `json:"endDate"`
-	Location            any          `json:"location,omitempty"`
-	Organizer           any          `json:"organizer,omitempty"`
-	Offers              *offerJSONLD `json:"offers,omitempty"`
-	Performer           string       `json:"performer"`
+	Context             string        `json:"@context"`
+	Type                string        `json:"@type"`
+	Name                string        `json:"name"`
+	Description         string        `json:"description"`
+	Image               string        `json:"image,omitempty"`
+	URL                 string        `json:"url"`
+	EventAttendanceMode string        `json:"eventAttendanceMode"`
+	EventStatus         string        `json:"eventStatus"`
+	StartDate           string        `json:"startDate"`
+	EndDate             string        `json:"endDate"`
+	Location            *LinkedJSONLD `json:"location,omitempty"`
+	Organizer           *LinkedJSONLD `json:"organizer,omitempty"`
+	Offers              *offerJSONLD  `json:"offers,omitempty"`
+	Performer           string        `json:"performer"`
 	// EventSchedule is set on a series record: its rule as a schema.org Schedule.
 	EventSchedule *scheduleJSONLD `json:"eventSchedule,omitempty"`
 }
@@ -416,13 +440,13 @@ const isoLayout = "2006-01-02T15:04:05-07:00"
 const defaultCurrencyCode = "USD"
 
 // jsonLD describes e for search engines. The description is plain text: the excerpt, else the description.
-func (s eventShaper) jsonLD(e *models.Event, r *EventRecord) eventJSONLD {
+func (s eventShaper) jsonLD(e *models.Event, r *EventRecord) *eventJSONLD {
 	loc := eventLocation(e.Timezone)
 	description := input.PlainText(e.Excerpt)
 	if description == "" {
 		description = input.PlainText(e.Description)
 	}
-	ld := eventJSONLD{
+	ld := &eventJSONLD{
 		Context: "http://schema.org", Type: "Event", Name: e.Title, Description: description, URL: r.URL,
 		EventAttendanceMode: "https://schema.org/OfflineEventAttendanceMode",
 		EventStatus:         "https://schema.org/EventScheduled",
@@ -451,7 +475,7 @@ func (s eventShaper) jsonLD(e *models.Event, r *EventRecord) eventJSONLD {
 
 // venueJSONLD is the location of the event's JSON-LD: its first venue as a schema.org Place, reduced to its name
 // when the venue is password-protected and the viewer has not unlocked it.
-func (s eventShaper) venueJSONLD(e *models.Event) any {
+func (s eventShaper) venueJSONLD(e *models.Event) *LinkedJSONLD {
 	if len(e.Venues) == 0 {
 		return nil
 	}
@@ -461,7 +485,7 @@ func (s eventShaper) venueJSONLD(e *models.Event) any {
 
 // organizerJSONLD is the organizer of the event's JSON-LD: its first organizer as a schema.org Person, reduced
 // like venueJSONLD.
-func (s eventShaper) organizerJSONLD(e *models.Event) any {
+func (s eventShaper) organizerJSONLD(e *models.Event) *LinkedJSONLD {
 	if len(e.Organizers) == 0 {
 		return nil
 	}
@@ -469,29 +493,13 @@ func (s eventShaper) organizerJSONLD(e *models.Event) any {
 	return withoutLDContext(s.app.OrganizerJSONLD(s.site, o, linkedProtected(o.Linked(), s.viewer)))
 }
 
-// embeddedJSONLD drops the @context of the json_ld of a venue or organizer shown inside an event: the event's
-// own JSON-LD carries it, and The Events Calendar's embedded records have none.
-func embeddedJSONLD(shape any) any {
-	switch r := shape.(type) {
-	case *VenueRecord:
-		r.JSONLD = withoutLDContext(r.JSONLD)
-	case *OrganizerRecord:
-		r.JSONLD = withoutLDContext(r.JSONLD)
+// withoutLDContext is ld without its @context (nil for nil), as a venue or organizer shown inside an event has
+// it: the event's own JSON-LD carries the context, and The Events Calendar's embedded records have none.
+func withoutLDContext(ld *LinkedJSONLD) *LinkedJSONLD {
+	if ld == nil {
+		return nil
 	}
-	return shape
-}
-
-// withoutLDContext is a JSON-LD object without its @context key.
-func withoutLDContext(ld any) any {
-	m, ok := ld.(orderedMap)
-	if !ok {
-		return ld
-	}
-	out := make(orderedMap, 0, len(m))
-	for _, entry := range m {
-		if entry.Key != "@context" {
-			out = append(out, entry)
-		}
-	}
-	return out
+	out := *ld
+	out.Context = ""
+	return &out
 }

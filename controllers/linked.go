@@ -729,30 +729,21 @@ func pageLinks(base string, args endpoint.QueryArgs, page, totalPages int) endpo
 
 // LinkedOpening holds the fields venues and organizers open with, up to their page, in the API's order.
 type LinkedOpening struct {
-	ID          uint64 `json:"id"`
-	Author      string `json:"author,omitempty"`
-	Status      string `json:"status"`
-	Date        string `json:"date"`
-	DateUTC     string `json:"date_utc"`
-	Modified    string `json:"modified"`
-	ModifiedUTC string `json:"modified_utc"`
-	URL         string `json:"url"`
+	ID     uint64 `json:"id" schema:"min=1" doc:"The record's ID."`
+	Author string `json:"author,omitempty" schema:"author" doc:"The author's user ID, as a string."`
+	Status string `json:"status" schema:"status" doc:"The post status."`
+	RecordDates
+	URL string `json:"url" schema:"format=uri" doc:"The record's public page."`
 }
 
 // LinkedBody holds the fields venues and organizers have after their name. Empty texts are omitted (as PHP's
 // array_filter leaves them out), and those of a redacted record are "" when set; Image is an image object, false
 // when redacted, and absent when there is none.
 type LinkedBody struct {
-	Description *string `json:"description,omitempty"`
-	Excerpt     *string `json:"excerpt,omitempty"`
+	Description *string `json:"description,omitempty" doc:"HTML."`
+	Excerpt     *string `json:"excerpt,omitempty" doc:"HTML."`
 	Slug        string  `json:"slug"`
-	Image       any     `json:"image,omitempty"`
-}
-
-// LinkedClosing holds the global IDs venues and organizers close with.
-type LinkedClosing struct {
-	GlobalID        string   `json:"global_id"`
-	GlobalIDLineage []string `json:"global_id_lineage"`
+	Image       any     `json:"image,omitempty" schema:"ref=Image"`
 }
 
 // linkedText is a text field of a shape: nil (omitted) when empty, "" when the record is redacted.
@@ -775,16 +766,15 @@ func linkedProtected(f models.LinkedFields, viewer Viewer) bool {
 	return !viewer.unlocks(*f.Password)
 }
 
-// linkedParts converts the fields both kinds share, for viewer: the opening, the name, the body and the closing,
+// linkedParts converts the fields both kinds share, for viewer: the opening, the body and the global IDs,
 // and whether the record is redacted.
 func (a *App) linkedParts(site Site, f models.LinkedFields, name string, viewer Viewer) (LinkedOpening, LinkedBody,
-	LinkedClosing, bool) {
+	GlobalIDs, bool) {
 	redact := linkedProtected(f, viewer)
 	loc := a.Config.Timezone
 	open := LinkedOpening{ID: *f.ID, Status: *f.Status,
-		Date: FormatDate(*f.PublishedAt, loc), DateUTC: FormatDate(*f.PublishedAt, time.UTC),
-		Modified: FormatDate(*f.UpdatedAt, loc), ModifiedUTC: FormatDate(*f.UpdatedAt, time.UTC),
-		URL: linkedURL(site, name, *f.Slug)}
+		RecordDates: NewRecordDates(*f.PublishedAt, *f.UpdatedAt, loc),
+		URL:         linkedURL(site, name, *f.Slug)}
 	if *f.AuthorID != 0 {
 		open.Author = AuthorString(*f.AuthorID)
 	}
@@ -797,34 +787,58 @@ func (a *App) linkedParts(site Site, f models.LinkedFields, name string, viewer 
 			body.Image = ImageShape(img)
 		}
 	}
-	gid := site.GlobalID(*f.ID)
-	return open, body, LinkedClosing{GlobalID: gid, GlobalIDLineage: []string{gid}}, redact
+	return open, body, site.GlobalIDs(*f.ID), redact
 }
 
 // linkedURL is the public page of a venue or organizer: {site}/venue/{slug}/.
 func linkedURL(site Site, name, slug string) string { return site.Home + "/" + name + "/" + slug + "/" }
 
-// linkedJSONLD starts a schema.org object in the captures' order: context, type, name,
-// description (the text of the excerpt, else of the description) and public page. A redacted record shows no
-// description.
-func linkedJSONLD(typ string, f models.LinkedFields, url string, redacted bool) orderedMap {
-	ld := orderedMap{{"@context", "http://schema.org"}, {"@type", typ}, {"name", *f.Name}}
+// LinkedJSONLD is a venue or an organizer as schema.org data, a Place or a Person, in the captures' order; empty
+// texts are left out. An event's own data carries @context, so the venues and organizers it embeds have none.
+type LinkedJSONLD struct {
+	Context string `json:"@context,omitempty"`
+	Type    string `json:"@type"`
+	Name    string `json:"name"`
+	// Description is the text of the excerpt, else of the description; a redacted record has none.
+	Description *string          `json:"description,omitempty"`
+	URL         string           `json:"url"`
+	Address     *PostalAddressLD `json:"address,omitempty"`
+	Geo         *GeoLD           `json:"geo,omitempty"`
+	Telephone   string           `json:"telephone,omitempty"`
+	Email       string           `json:"email,omitempty"`
+	SameAs      string           `json:"sameAs,omitempty"`
+}
+
+// PostalAddressLD is a venue's address as a schema.org PostalAddress.
+type PostalAddressLD struct {
+	Type            string `json:"@type"`
+	StreetAddress   string `json:"streetAddress,omitempty"`
+	AddressLocality string `json:"addressLocality,omitempty"`
+	AddressRegion   string `json:"addressRegion,omitempty"`
+	PostalCode      string `json:"postalCode,omitempty"`
+	AddressCountry  string `json:"addressCountry,omitempty"`
+}
+
+// GeoLD is a venue's position as schema.org GeoCoordinates.
+type GeoLD struct {
+	Type      string  `json:"@type"`
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+}
+
+// linkedJSONLD starts the schema.org data of a venue or organizer: context, type, name, description and public
+// page. A redacted record shows no description.
+func linkedJSONLD(typ string, f models.LinkedFields, url string, redacted bool) *LinkedJSONLD {
+	ld := &LinkedJSONLD{Context: "http://schema.org", Type: typ, Name: *f.Name, URL: url}
 	if !redacted {
 		description := *f.Description
 		if *f.Excerpt != "" {
 			description = *f.Excerpt
 		}
-		ld = append(ld, orderedEntry{"description", input.PlainText(description)})
+		description = input.PlainText(description)
+		ld.Description = &description
 	}
-	return append(ld, orderedEntry{"url", url})
-}
-
-// ldText adds a JSON-LD member when it has a value.
-func ldText(m orderedMap, key, v string) orderedMap {
-	if v == "" {
-		return m
-	}
-	return append(m, orderedEntry{key, v})
+	return ld
 }
 
 // resolveLinked turns the raw venue or organizer parameter of an event write into record IDs, in order and

@@ -112,21 +112,21 @@ func applyOrganizerFields(_ *App, in *OrganizerFields, o *models.Organizer, _ bo
 // author as a string, json_ld on single reads only.
 type OrganizerRecord struct {
 	LinkedOpening
-	Organizer string `json:"organizer"`
+	Organizer string `json:"organizer" doc:"The organizer's name (plain text)."`
 	LinkedBody
-	Phone   *string `json:"phone,omitempty"`
-	Website *string `json:"website,omitempty"`
-	Email   *string `json:"email,omitempty"`
-	JSONLD  any     `json:"json_ld,omitempty"`
-	LinkedClosing
+	Phone   *string       `json:"phone,omitempty"`
+	Website *string       `json:"website,omitempty"`
+	Email   *string       `json:"email,omitempty"`
+	JSONLD  *LinkedJSONLD `json:"json_ld,omitempty" schema:"ref=JSONLD"`
+	GlobalIDs
 }
 
 // OrganizerShape converts an organizer into its API shape for viewer: a password-protected organizer is redacted
 // as lists redact it when the viewer neither gave its password nor can edit it; its name stays visible. single
 // adds json_ld. It reads o.Image as loaded and never queries.
-func (a *App) OrganizerShape(site Site, o *models.Organizer, viewer Viewer, single bool) any {
-	open, body, closing, redact := a.linkedParts(site, o.Linked(), "organizer", viewer)
-	r := &OrganizerRecord{LinkedOpening: open, Organizer: o.Name, LinkedBody: body, LinkedClosing: closing,
+func (a *App) OrganizerShape(site Site, o *models.Organizer, viewer Viewer, single bool) *OrganizerRecord {
+	open, body, ids, redact := a.linkedParts(site, o.Linked(), "organizer", viewer)
+	r := &OrganizerRecord{LinkedOpening: open, Organizer: o.Name, LinkedBody: body, GlobalIDs: ids,
 		Phone: linkedText(o.Phone, redact), Website: linkedText(o.Website, redact), Email: linkedText(o.Email, redact)}
 	if single {
 		r.JSONLD = a.OrganizerJSONLD(site, o, redact)
@@ -137,7 +137,7 @@ func (a *App) OrganizerShape(site Site, o *models.Organizer, viewer Viewer, sing
 // OrganizerJSONLD is the organizer as a schema.org Person, also usable as an event's
 // organizer: url is the organizer's website when it has one, else its page. redacted keeps only the type, name and
 // page.
-func (a *App) OrganizerJSONLD(site Site, o *models.Organizer, redacted bool) any {
+func (a *App) OrganizerJSONLD(site Site, o *models.Organizer, redacted bool) *LinkedJSONLD {
 	url := linkedURL(site, "organizer", o.Slug)
 	if o.Website != "" && !redacted {
 		url = o.Website // as the captures show: a person's own site
@@ -146,7 +146,6 @@ func (a *App) OrganizerJSONLD(site Site, o *models.Organizer, redacted bool) any
 	if redacted {
 		return ld
 	}
-	ld = ldText(ld, "telephone", o.Phone)
-	ld = ldText(ld, "email", o.Email)
-	return ldText(ld, "sameAs", o.Website)
+	ld.Telephone, ld.Email, ld.SameAs = o.Phone, o.Email, o.Website
+	return ld
 }

@@ -15,14 +15,28 @@ const dateLayout = "2006-01-02 15:04:05"
 // FormatDate writes instant t as the wall clock of loc.
 func FormatDate(t time.Time, loc *time.Location) string { return t.In(loc).Format(dateLayout) }
 
+// RecordDates are the publication and modification dates of a record, on the site's wall clock and in UTC.
+type RecordDates struct {
+	Date        string `json:"date" schema:"date" doc:"Publication date, site time zone."`
+	DateUTC     string `json:"date_utc" schema:"date" doc:"Publication date, UTC."`
+	Modified    string `json:"modified" schema:"date" doc:"Last modification, site time zone."`
+	ModifiedUTC string `json:"modified_utc" schema:"date" doc:"Last modification, UTC."`
+}
+
+// NewRecordDates writes the instants a record was published and modified for a site in the time zone site.
+func NewRecordDates(published, modified time.Time, site *time.Location) RecordDates {
+	return RecordDates{Date: FormatDate(published, site), DateUTC: FormatDate(published, time.UTC),
+		Modified: FormatDate(modified, site), ModifiedUTC: FormatDate(modified, time.UTC)}
+}
+
 // DateDetails is the *_date_details object: every part a zero-padded string.
 type DateDetails struct {
-	Year    string `json:"year"`
-	Month   string `json:"month"`
-	Day     string `json:"day"`
-	Hour    string `json:"hour"`
-	Minutes string `json:"minutes"`
-	Seconds string `json:"seconds"`
+	Year    string `json:"year" schema:"pattern=^\\d{4}$"`
+	Month   string `json:"month" schema:"pattern=^\\d{2}$"`
+	Day     string `json:"day" schema:"pattern=^\\d{2}$"`
+	Hour    string `json:"hour" schema:"pattern=^\\d{2}$"`
+	Minutes string `json:"minutes" schema:"pattern=^\\d{2}$"`
+	Seconds string `json:"seconds" schema:"pattern=^\\d{2}$"`
 }
 
 // NewDateDetails splits instant t, read on the wall clock of loc.
@@ -45,6 +59,18 @@ func (s Site) GlobalID(id uint64) string {
 		host = h
 	}
 	return host + path + "?id=" + strconv.FormatUint(id, 10)
+}
+
+// GlobalIDs are a record's ID across sites, and the global IDs it was imported through.
+type GlobalIDs struct {
+	GlobalID        string   `json:"global_id" schema:"globalid" doc:"\"<host><path>?id=<id>\": the record's ID across sites."`
+	GlobalIDLineage []string `json:"global_id_lineage" schema:"lineage" doc:"The global IDs the record was imported through, its own first."`
+}
+
+// GlobalIDs are the global IDs of the record id of the site: its own, and a lineage of it alone.
+func (s Site) GlobalIDs(id uint64) GlobalIDs {
+	gid := s.GlobalID(id)
+	return GlobalIDs{GlobalID: gid, GlobalIDLineage: []string{gid}}
 }
 
 // Image is the featured-image object, for images the service knows by URL (no size data).

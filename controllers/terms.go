@@ -46,23 +46,23 @@ var (
 
 // TermURLs are a term's API links: Up only when it has a parent.
 type TermURLs struct {
-	Self       string `json:"self"`
-	Collection string `json:"collection"`
-	Up         string `json:"up,omitempty"`
+	Self       string `json:"self" schema:"format=uri" doc:"The term's own URL."`
+	Collection string `json:"collection" schema:"format=uri" doc:"The list the term belongs to."`
+	Up         string `json:"up,omitempty" schema:"format=uri" doc:"The parent category (only for child categories)."`
 }
 
 // Term is the standalone shape of a category or tag, in The Events Calendar's key order. Parent is
 // present for categories only.
 type Term struct {
-	ID          uint64   `json:"id"`
-	Count       int64    `json:"count"`
+	ID          uint64   `json:"id" schema:"min=1" doc:"The term ID."`
+	Count       int64    `json:"count" schema:"min=0" doc:"How many published events carry the term."`
 	Description string   `json:"description"`
 	Name        string   `json:"name"`
 	Slug        string   `json:"slug"`
 	Taxonomy    string   `json:"taxonomy"`
-	Parent      *uint64  `json:"parent,omitempty"`
-	Meta        []any    `json:"meta"`
-	URL         string   `json:"url"`
+	Parent      *uint64  `json:"parent,omitempty" doc:"The parent category's ID; 0 for a top-level category."`
+	Meta        []any    `json:"meta" schema:"meta" doc:"Always [] (no term meta is exposed)."`
+	URL         string   `json:"url" schema:"format=uri" doc:"The term's public archive page."`
 	URLs        TermURLs `json:"urls"`
 }
 
@@ -73,11 +73,11 @@ type EmbeddedTerm struct {
 	Slug           string   `json:"slug"`
 	TermGroup      int      `json:"term_group"`
 	TermTaxonomyID uint64   `json:"term_taxonomy_id"`
-	Taxonomy       string   `json:"taxonomy"`
+	Taxonomy       string   `json:"taxonomy" schema:"enum=tribe_events_cat|post_tag"`
 	Description    string   `json:"description"`
-	Parent         uint64   `json:"parent"`
-	Count          int64    `json:"count"`
-	Filter         string   `json:"filter"`
+	Parent         uint64   `json:"parent" doc:"The parent category's ID; 0 for top-level categories and for tags."`
+	Count          int64    `json:"count" schema:"min=0" doc:"How many published events carry the term."`
+	Filter         string   `json:"filter" schema:"enum=raw"`
 	ID             uint64   `json:"id"`
 	URLs           TermURLs `json:"urls"`
 }

@@ -212,31 +212,31 @@ func floatOrNil(p *float64) any {
 // show_map and show_map_link (null when redacted).
 type VenueRecord struct {
 	LinkedOpening
-	Venue string `json:"venue"`
+	Venue string `json:"venue" doc:"The venue's name (plain text)."`
 	LinkedBody
-	Address       *string  `json:"address,omitempty"`
-	City          *string  `json:"city,omitempty"`
-	Country       *string  `json:"country,omitempty"`
-	Province      *string  `json:"province,omitempty"`
-	State         string   `json:"state,omitempty"` // never redacted: The Events Calendar's lists leave it out
-	Zip           *string  `json:"zip,omitempty"`
-	Phone         *string  `json:"phone,omitempty"`
-	Website       *string  `json:"website,omitempty"`
-	StateProvince *string  `json:"stateprovince,omitempty"`
-	GeoLat        *float64 `json:"geo_lat,omitempty"`
-	GeoLng        *float64 `json:"geo_lng,omitempty"`
-	JSONLD        any      `json:"json_ld,omitempty"`
-	ShowMap       *bool    `json:"show_map"`
-	ShowMapLink   *bool    `json:"show_map_link"`
-	LinkedClosing
+	Address       *string       `json:"address,omitempty"`
+	City          *string       `json:"city,omitempty"`
+	Country       *string       `json:"country,omitempty"`
+	Province      *string       `json:"province,omitempty"`
+	State         string        `json:"state,omitempty"` // never redacted: The Events Calendar's lists leave it out
+	Zip           *string       `json:"zip,omitempty"`
+	Phone         *string       `json:"phone,omitempty"`
+	Website       *string       `json:"website,omitempty"`
+	StateProvince *string       `json:"stateprovince,omitempty"`
+	GeoLat        *float64      `json:"geo_lat,omitempty" schema:"min=-90,max=90" doc:"Latitude, when set (geolocation); 0 when redacted."`
+	GeoLng        *float64      `json:"geo_lng,omitempty" schema:"min=-180,max=180" doc:"Longitude, when set; 0 when redacted."`
+	JSONLD        *LinkedJSONLD `json:"json_ld,omitempty" schema:"ref=JSONLD"`
+	ShowMap       *bool         `json:"show_map" doc:"Whether events at the venue show a map."`
+	ShowMapLink   *bool         `json:"show_map_link" doc:"Whether events at the venue show a map link."`
+	GlobalIDs
 }
 
 // VenueShape converts a venue into its API shape for viewer: a password-protected venue is redacted as lists
 // redact it when the viewer neither gave its password nor can edit it; its name stays visible. single adds
 // json_ld. It reads v.Image as loaded and never queries.
-func (a *App) VenueShape(site Site, v *models.Venue, viewer Viewer, single bool) any {
-	open, body, closing, redact := a.linkedParts(site, v.Linked(), "venue", viewer)
-	r := &VenueRecord{LinkedOpening: open, Venue: v.Name, LinkedBody: body, LinkedClosing: closing,
+func (a *App) VenueShape(site Site, v *models.Venue, viewer Viewer, single bool) *VenueRecord {
+	open, body, ids, redact := a.linkedParts(site, v.Linked(), "venue", viewer)
+	r := &VenueRecord{LinkedOpening: open, Venue: v.Name, LinkedBody: body, GlobalIDs: ids,
 		Address: linkedText(v.Address, redact), City: linkedText(v.City, redact),
 		Country: linkedText(v.Country, redact), Province: linkedText(v.Province, redact), State: v.State,
 		Zip: linkedText(v.Zip, redact), Phone: linkedText(v.Phone, redact), Website: linkedText(v.Website, redact),
@@ -260,7 +260,7 @@ func (a *App) VenueShape(site Site, v *models.Venue, viewer Viewer, single bool)
 
 // VenueJSONLD is the venue as a schema.org Place, also usable as an event's location.
 // redacted keeps only the type, name and page.
-func (a *App) VenueJSONLD(site Site, v *models.Venue, redacted bool) any {
+func (a *App) VenueJSONLD(site Site, v *models.Venue, redacted bool) *LinkedJSONLD {
 	ld := linkedJSONLD("Place", v.Linked(), linkedURL(site, "venue", v.Slug), redacted)
 	if redacted {
 		return ld
@@ -269,18 +269,14 @@ func (a *App) VenueJSONLD(site Site, v *models.Venue, redacted bool) any {
 	if region == "" {
 		region = v.State
 	}
-	var address orderedMap
-	for _, part := range [][2]string{{"streetAddress", v.Address}, {"addressLocality", v.City},
-		{"addressRegion", region}, {"postalCode", v.Zip}, {"addressCountry", v.Country}} {
-		address = ldText(address, part[0], part[1])
-	}
-	if len(address) > 0 {
-		ld = append(ld, orderedEntry{"address", append(orderedMap{{"@type", "PostalAddress"}}, address...)})
+	address := PostalAddressLD{Type: "PostalAddress", StreetAddress: v.Address, AddressLocality: v.City,
+		AddressRegion: region, PostalCode: v.Zip, AddressCountry: v.Country}
+	if address != (PostalAddressLD{Type: address.Type}) {
+		ld.Address = &address
 	}
 	if a.Config.Geolocation && v.GeoLat != nil && v.GeoLng != nil {
-		ld = append(ld, orderedEntry{"geo", orderedMap{{"@type", "GeoCoordinates"},
-			{"latitude", *v.GeoLat}, {"longitude", *v.GeoLng}}})
+		ld.Geo = &GeoLD{Type: "GeoCoordinates", Latitude: *v.GeoLat, Longitude: *v.GeoLng}
 	}
-	ld = ldText(ld, "telephone", v.Phone)
-	return ldText(ld, "sameAs", v.Website)
+	ld.Telephone, ld.SameAs = v.Phone, v.Website
+	return ld
 }

@@ -2,45 +2,18 @@ package models
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"errors"
-	"net/url"
-	"os"
 	"testing"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the admin connection that makes and drops test schemas
+	"calendar/models/testdb"
 )
 
 // testStore is a migrated store of its own for one test: a SQLite file, or a schema of the PostgreSQL database
 // named by CALENDAR_TEST_DATABASE_URL, dropped when the test ends. Units of work are tested on both.
 func testStore(t *testing.T) *Store {
 	t.Helper()
-	pg := os.Getenv("CALENDAR_TEST_DATABASE_URL")
-	if pg == "" {
-		return migratedSQLite(t)
-	}
-	admin, err := sql.Open("pgx", pg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = admin.Close() })
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	schema := "test_models_" + hex.EncodeToString(b)
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE") })
-	u, err := url.Parse(pg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema+",public")
-	u.RawQuery = q.Encode()
-	return openMigrated(t, Postgres, u.String())
+	driver, dsn := testdb.Fresh(t)
+	return openMigrated(t, driver, dsn)
 }
 
 // ptr returns a pointer to v, for the optional fields of inputs.

@@ -19,6 +19,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"calendar/config"
+	"calendar/controllers"
 	"calendar/controllers/endpoint"
 	"calendar/controllers/openapi"
 	"calendar/routes"
@@ -272,7 +273,7 @@ func TestDocDescribesEveryParameterRequestBodyAndResponse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := openapi.NewDocument(table, cfg)
+	doc := openapi.NewDocument(table, cfg, controllers.APIShapes())
 	doc.Servers = openapi3.Servers{{URL: "http://example.com/calendar/events/v1/"}}
 	raw, err := json.Marshal(doc)
 	if err != nil {

@@ -166,8 +166,8 @@ func newCaptureFixture(t *testing.T, app *App, admin string) *captureFixture {
 		app.createEvent(t, admin, map[string]any{"title": "March", "start_date": day + " 14:00:00",
 			"end_date": day + " 18:30:00", "venue": f.venue, "organizer": []any{f.organizer, f.organizer2}})
 	}
-	f.ids = map[string]string{"100": fmt.Sprint(evID(single)), "2042": fmt.Sprint(evID(secret)),
-		"2044": fmt.Sprint(evID(draft)), "2046": fmt.Sprint(evID(festival))}
+	f.ids = map[string]string{"100": fmt.Sprint(int(idOf(t, single))), "2042": fmt.Sprint(int(idOf(t, secret))),
+		"2044": fmt.Sprint(int(idOf(t, draft))), "2046": fmt.Sprint(int(idOf(t, festival)))}
 	return f
 }
 

@@ -170,7 +170,7 @@ func TestAnEventNeverEndsBeforeItStarts(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	create := func(title, start, end string) int {
-		return evID(app.createEvent(t, token, map[string]any{"title": title, "start_date": start, "end_date": end}))
+		return int(idOf(t, app.createEvent(t, token, map[string]any{"title": title, "start_date": start, "end_date": end})))
 	}
 	inside := create("Inside", "2031-03-10 10:00:00", "2031-03-10 12:00:00")
 	fromBefore := create("From before", "2031-02-20 10:00:00", "2031-03-10 12:00:00")
@@ -182,6 +182,7 @@ func TestAnEventNeverEndsBeforeItStarts(t *testing.T) {
 		ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
 	app.Do(Request{Method: http.MethodPatch, Path: fmt.Sprintf("/events/%d", inside), Token: token,
 		Body: map[string]any{"start_date": "2031-03-10 13:00:00"}}).ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
+	// The database's own check is the fact, and the API refuses such a write before it reaches it.
 	err := app.Store.DB().Exec("UPDATE events SET end_utc = ? WHERE id = ?",
 		time.Date(2031, 3, 10, 9, 0, 0, 0, time.UTC), inside).Error
 	if err == nil || !strings.Contains(err.Error(), "events_end_not_before_start") {

@@ -60,7 +60,7 @@ func (w *geoWorld) place(t *testing.T, name string, lat, lng float64, extra ...a
 // event creates an event titled and keyed name, len(w.events) days ahead, with extra fields.
 func (w *geoWorld) event(t *testing.T, name string, extra ...any) {
 	t.Helper()
-	id := evID(w.app.createEvent(t, w.token, eventBody(name, 1+len(w.events), extra...)))
+	id := int(idOf(t, w.app.createEvent(t, w.token, eventBody(name, 1+len(w.events), extra...))))
 	w.events[name], w.names[id] = id, name
 }
 

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"calendar/models"
 )
 
 // dateTimeLayout is how the API writes dates.
@@ -59,19 +57,6 @@ func idsOf(list any) []int {
 		ids = append(ids, int(e.(map[string]any)["id"].(float64)))
 	}
 	return ids
-}
-
-// evID is the ID of an event record.
-func evID(event map[string]any) int { return int(event["id"].(float64)) }
-
-// countEvents counts the rows of the events table, to prove that a refused write left nothing behind.
-func (a *App) countEvents(t *testing.T) int64 {
-	t.Helper()
-	var n int64
-	if err := a.Store.DB().Model(&models.Event{}).Count(&n).Error; err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 // sameInts compares ID lists in order.

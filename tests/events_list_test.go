@@ -34,7 +34,7 @@ func TestEventListPaging(t *testing.T) {
 	token := app.Token(models.RoleEditor)
 	var ids []int
 	for i := 1; i <= 12; i++ {
-		ids = append(ids, evID(app.createEvent(t, token, eventBody(fmt.Sprintf("E%d", i), i))))
+		ids = append(ids, int(idOf(t, app.createEvent(t, token, eventBody(fmt.Sprintf("E%d", i), i)))))
 	}
 	t.Run("ten per page by default, ordered by start", func(t *testing.T) {
 		body := app.Get("/events").ExpectStatus(t, http.StatusOK).JSON(t)
@@ -151,9 +151,9 @@ func TestEventsWithTheSameStartAreOrderedByID(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
-	later := evID(app.createEvent(t, token, eventBody("Later", 3)))
-	a := evID(app.createEvent(t, token, eventBody("A", 2)))
-	b := evID(app.createEvent(t, token, eventBody("B", 2)))
+	later := int(idOf(t, app.createEvent(t, token, eventBody("Later", 3))))
+	a := int(idOf(t, app.createEvent(t, token, eventBody("A", 2))))
+	b := int(idOf(t, app.createEvent(t, token, eventBody("B", 2))))
 	if got := app.listIDs(t, "", ""); !sameInts(got, []int{a, b, later}) {
 		t.Fatalf("order %v", got)
 	}
@@ -165,9 +165,9 @@ func TestHiddenEventsAreNeverListed(t *testing.T) {
 	token := app.Token(models.RoleEditor)
 	hidden := app.createEvent(t, token, eventBody("Hidden", 2, "hide_from_listings", true))
 	shown := app.createEvent(t, token, eventBody("Shown", 2, "hide_from_listings", "false"))
-	for _, q := range []string{"", "include=" + joinIDs([]int{evID(hidden), evID(shown)}), "search=Hidden", "status=publish"} {
+	for _, q := range []string{"", "include=" + joinIDs([]int{int(idOf(t, hidden)), int(idOf(t, shown))}), "search=Hidden", "status=publish"} {
 		for _, tok := range []string{"", token} {
-			if got := app.listIDs(t, q, tok); !sameInts(got, []int{evID(shown)}) && !(q == "search=Hidden" && len(got) == 0) {
+			if got := app.listIDs(t, q, tok); !sameInts(got, []int{int(idOf(t, shown))}) && !(q == "search=Hidden" && len(got) == 0) {
 				t.Fatalf("%q lists %v", q, got)
 			}
 		}
@@ -181,13 +181,13 @@ func TestSearchingEvents(t *testing.T) {
 	token := app.Token(models.RoleEditor)
 	var foo, fooBar, bar []int
 	for i := 0; i < 3; i++ {
-		foo = append(foo, evID(app.createEvent(t, token, eventBody("foo", 1+i))))
-		fooBar = append(fooBar, evID(app.createEvent(t, token, eventBody("foo bar", 1+i))))
-		bar = append(bar, evID(app.createEvent(t, token, eventBody("bar", 1+i))))
+		foo = append(foo, int(idOf(t, app.createEvent(t, token, eventBody("foo", 1+i)))))
+		fooBar = append(fooBar, int(idOf(t, app.createEvent(t, token, eventBody("foo bar", 1+i)))))
+		bar = append(bar, int(idOf(t, app.createEvent(t, token, eventBody("bar", 1+i)))))
 	}
-	inDesc := evID(app.createEvent(t, token, eventBody("Jazz night", 5, "description", "<p>Swing and BEBOP</p>")))
-	inExcerpt := evID(app.createEvent(t, token, eventBody("Quiz", 5, "excerpt", "Pub quiz with prizes")))
-	literal := evID(app.createEvent(t, token, eventBody("100% fun_day", 5)))
+	inDesc := int(idOf(t, app.createEvent(t, token, eventBody("Jazz night", 5, "description", "<p>Swing and BEBOP</p>"))))
+	inExcerpt := int(idOf(t, app.createEvent(t, token, eventBody("Quiz", 5, "excerpt", "Pub quiz with prizes"))))
+	literal := int(idOf(t, app.createEvent(t, token, eventBody("100% fun_day", 5))))
 	count := func(q string) int { return len(app.listIDs(t, "per_page=50&search="+url.QueryEscape(q), "")) }
 	cases := []struct {
 		search string
@@ -219,11 +219,11 @@ func TestFlagFilters(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
-	featured := evID(app.createEvent(t, token, eventBody("F", 1, "featured", true)))
-	ticketed := evID(app.createEvent(t, token, eventBody("T", 2, "ticketed", true)))
-	both := evID(app.createEvent(t, token, eventBody("FT", 3, "featured", true, "ticketed", true)))
-	neither := evID(app.createEvent(t, token, eventBody("N", 4)))
-	draftFeatured := evID(app.createEvent(t, token, eventBody("DF", 5, "featured", true, "status", "draft")))
+	featured := int(idOf(t, app.createEvent(t, token, eventBody("F", 1, "featured", true))))
+	ticketed := int(idOf(t, app.createEvent(t, token, eventBody("T", 2, "ticketed", true))))
+	both := int(idOf(t, app.createEvent(t, token, eventBody("FT", 3, "featured", true, "ticketed", true))))
+	neither := int(idOf(t, app.createEvent(t, token, eventBody("N", 4))))
+	draftFeatured := int(idOf(t, app.createEvent(t, token, eventBody("DF", 5, "featured", true, "status", "draft"))))
 	cases := []struct {
 		query, token string
 		want         []int
@@ -255,10 +255,10 @@ func TestParentAndIncludeFilters(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	parent := app.createEvent(t, token, eventBody("Series", 1))
-	c1 := evID(app.createEvent(t, token, eventBody("One", 3, "parent", parent["id"])))
-	c2 := evID(app.createEvent(t, token, eventBody("Two", 2, "parent", parent["id"])))
+	c1 := int(idOf(t, app.createEvent(t, token, eventBody("One", 3, "parent", parent["id"]))))
+	c2 := int(idOf(t, app.createEvent(t, token, eventBody("Two", 2, "parent", parent["id"]))))
 	app.createEvent(t, token, eventBody("Other", 2))
-	body := app.Get("/events?post_parent="+fmt.Sprint(evID(parent))).ExpectStatus(t, http.StatusOK).JSON(t)
+	body := app.Get("/events?post_parent="+fmt.Sprint(int(idOf(t, parent)))).ExpectStatus(t, http.StatusOK).JSON(t)
 	if got := idsOf(body["events"]); !sameInts(got, []int{c2, c1}) || body["total"] != float64(2) || body["total_pages"] != float64(1) {
 		t.Fatalf("children %v", got)
 	}
@@ -266,11 +266,11 @@ func TestParentAndIncludeFilters(t *testing.T) {
 		expectInvalid(t, app.Get("/events?post_parent="+bad), "post_parent")
 	}
 	draft := app.createEvent(t, token, eventBody("Draft parent", 2, "status", "draft"))
-	expectInvalid(t, app.Get("/events?post_parent="+fmt.Sprint(evID(draft))), "post_parent")
-	app.Get("/events?post_parent="+fmt.Sprint(evID(draft)), token).ExpectStatus(t, http.StatusOK)
+	expectInvalid(t, app.Get("/events?post_parent="+fmt.Sprint(int(idOf(t, draft)))), "post_parent")
+	app.Get("/events?post_parent="+fmt.Sprint(int(idOf(t, draft))), token).ExpectStatus(t, http.StatusOK)
 
-	past := evID(app.createEvent(t, token, map[string]any{"title": "Past", "start_date": "2001-01-01 10:00", "end_date": "2001-01-01 11:00"}))
-	far := evID(app.createEvent(t, token, map[string]any{"title": "Far", "start_date": "2090-01-01 10:00", "end_date": "2090-01-01 11:00"}))
+	past := int(idOf(t, app.createEvent(t, token, map[string]any{"title": "Past", "start_date": "2001-01-01 10:00", "end_date": "2001-01-01 11:00"})))
+	far := int(idOf(t, app.createEvent(t, token, map[string]any{"title": "Far", "start_date": "2090-01-01 10:00", "end_date": "2090-01-01 11:00"})))
 	t.Run("include ignores every date bound and keeps the usual order", func(t *testing.T) {
 		for _, q := range []string{
 			fmt.Sprintf("include=%d,%d,%d", far, c1, past),
@@ -281,7 +281,7 @@ func TestParentAndIncludeFilters(t *testing.T) {
 				t.Errorf("%s lists %v", q, got)
 			}
 		}
-		if got := app.listIDs(t, fmt.Sprintf("include=%d,%d", evID(draft), c1), ""); !sameInts(got, []int{c1}) {
+		if got := app.listIDs(t, fmt.Sprintf("include=%d,%d", int(idOf(t, draft)), c1), ""); !sameInts(got, []int{c1}) {
 			t.Errorf("include shows a draft to a visitor: %v", got)
 		}
 		for _, bad := range []string{"foo-bar,23,89", "0", "-1", "1.5"} {
@@ -301,11 +301,11 @@ func TestStatusFilterAndListVisibility(t *testing.T) {
 	contributor, author, editor := actors[2], actors[3], actors[4]
 	ids := map[string]int{}
 	for _, st := range []string{"publish", "draft", "pending", "private", "future"} {
-		ids[st] = evID(app.createEvent(t, editor.token, eventBody(st, 2, "status", st)))
+		ids[st] = int(idOf(t, app.createEvent(t, editor.token, eventBody(st, 2, "status", st))))
 	}
-	ownDraft := evID(app.createEvent(t, contributor.token, eventBody("c-draft", 3)))
-	ownPublished := evID(app.createEvent(t, author.token, eventBody("a-pub", 3)))
-	ownAuthorDraft := evID(app.createEvent(t, author.token, eventBody("a-draft", 3, "status", "draft")))
+	ownDraft := int(idOf(t, app.createEvent(t, contributor.token, eventBody("c-draft", 3))))
+	ownPublished := int(idOf(t, app.createEvent(t, author.token, eventBody("a-pub", 3))))
+	ownAuthorDraft := int(idOf(t, app.createEvent(t, author.token, eventBody("a-draft", 3, "status", "draft"))))
 	cases := []struct {
 		who    actor
 		query  string
@@ -368,7 +368,7 @@ func TestTheDefaultDateWindow(t *testing.T) {
 		return time.Date(d.Year(), d.Month(), d.Day(), h, m, s, 0, time.UTC).Format(dateTimeLayout)
 	}
 	create := func(title, start, end string) int {
-		return evID(app.createEvent(t, token, map[string]any{"title": title, "start_date": start, "end_date": end}))
+		return int(idOf(t, app.createEvent(t, token, map[string]any{"title": title, "start_date": start, "end_date": end})))
 	}
 	yesterday := now.AddDate(0, 0, -1)
 	startedYesterday := create("Yesterday", day(yesterday, 10, 0, 0), day(now, 23, 0, 0))
@@ -441,7 +441,7 @@ func TestDateFiltersAsTheReferenceWorkedExamples(t *testing.T) {
 	ids := map[int]string{}
 	for _, name := range []string{"A", "B", "C", "D", "E", "F", "G"} {
 		e := app.createEvent(t, token, map[string]any{"title": name, "start_date": events[name][0], "end_date": events[name][1]})
-		ids[evID(e)] = name
+		ids[int(idOf(t, e))] = name
 	}
 	cases := []struct {
 		name, query, want string
@@ -485,8 +485,8 @@ func TestDateFiltersAsTheReferenceWorkedExamples(t *testing.T) {
 	t.Run("naive bounds are read in the site timezone", func(t *testing.T) {
 		ny := NewApp(t, WithEnv("CALENDAR_TIMEZONE", "America/New_York"))
 		tok := ny.Token(models.RoleEditor)
-		late := evID(ny.createEvent(t, tok, map[string]any{"title": "Late", "timezone": "UTC",
-			"start_date": "2018-01-02 03:00:00", "end_date": "2018-01-02 04:00:00"}))
+		late := int(idOf(t, ny.createEvent(t, tok, map[string]any{"title": "Late", "timezone": "UTC",
+			"start_date": "2018-01-02 03:00:00", "end_date": "2018-01-02 04:00:00"})))
 		if got := ny.listIDs(t, "start_date=2018-01-01&end_date=2018-01-01", ""); !sameInts(got, []int{late}) {
 			t.Fatalf("an event at 22:00 New York time on 01-01 is not on that day: %v", got)
 		}

@@ -36,7 +36,7 @@ func TestCreatingAnEventAnswersTheFullRecord(t *testing.T) {
 	if got := jsonKeys(t, res.Body); strings.Join(got, ",") != strings.Join(eventKeys, ",") {
 		t.Fatalf("keys\n got %v\nwant %v", got, eventKeys)
 	}
-	id := evID(e)
+	id := int(idOf(t, e))
 	if loc := res.Header.Get("Location"); loc != "http://example.com/calendar/events/v1/events/"+strconv.Itoa(id) {
 		t.Fatalf("Location = %q", loc)
 	}
@@ -123,7 +123,7 @@ func TestCreateReportsEveryMissingRequiredParameterAtOnce(t *testing.T) {
 			}
 		})
 	}
-	if n := app.countEvents(t); n != 0 {
+	if n := app.count(t, "events"); n != 0 {
 		t.Fatalf("%d events were written", n)
 	}
 }
@@ -172,7 +172,7 @@ func TestCreateRejectsBadValuesNamingThemAndWritesNothing(t *testing.T) {
 		expectInvalid(t, app.Do(Request{Method: http.MethodPost, Path: "/events", Token: token, Body: body}),
 			"website", "status", "timezone")
 	})
-	if n := app.countEvents(t); n != 0 {
+	if n := app.count(t, "events"); n != 0 {
 		t.Fatalf("%d events were written by refused requests", n)
 	}
 }
@@ -215,7 +215,7 @@ func TestAnonymousWritesAre401AndSubscribersAre403(t *testing.T) {
 	sub := app.Token(models.RoleSubscriber)
 	app.Do(Request{Method: http.MethodPost, Path: "/events", Token: sub, Body: eventBody("Sub", 1)}).
 		ExpectError(t, http.StatusForbidden, "rest_forbidden")
-	if n := app.countEvents(t); n != 1 {
+	if n := app.count(t, "events"); n != 1 {
 		t.Fatalf("%d events, want 1", n)
 	}
 }

@@ -27,7 +27,7 @@ func newTotalsFixture(t *testing.T) *totalsFixture {
 	v := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: f.admin, Body: map[string]any{
 		"venue": "Counted Hall", "address": "1 Main St", "city": "Bristol", "country": "United States"}}).
 		ExpectStatus(t, http.StatusCreated).JSON(t)
-	f.venue = evID(v)
+	f.venue = int(idOf(t, v))
 	return f
 }
 
@@ -133,18 +133,18 @@ func TestListTotalsFromKeptDayCountsEqualAFreshCountAfterEveryKindOfWrite(t *tes
 		f.create(t, "Yesterday", at(-1, 10, 0), at(-1, 12, 0)),
 		f.create(t, "Today early", at(0, 0, 0), at(0, 1, 0)),
 		f.create(t, "Today late", at(0, 23, 0), at(0, 23, 59)),
-		f.create(t, "Overnight", at(1, 22, 0), at(2, 2, 0), "categories", []any{evID(cat)}),
+		f.create(t, "Overnight", at(1, 22, 0), at(2, 2, 0), "categories", []any{int(idOf(t, cat))}),
 		f.create(t, "Across days", at(3, 20, 0), at(6, 1, 0), "tags", []any{"counted"}),
 		f.create(t, "Day five a", at(5, 9, 0), at(5, 10, 0)),
 		f.create(t, "Day five b", at(5, 9, 0), at(5, 11, 0)),
-		f.create(t, "Day five c", at(5, 18, 0), at(5, 19, 0), "categories", []any{evID(cat)}, "tags", []any{"counted"}),
+		f.create(t, "Day five c", at(5, 18, 0), at(5, 19, 0), "categories", []any{int(idOf(t, cat))}, "tags", []any{"counted"}),
 		f.create(t, "Hidden", at(5, 12, 0), at(5, 13, 0), "hide_from_listings", true),
-		f.create(t, "Draft", at(4, 12, 0), at(4, 13, 0), "status", "draft", "categories", []any{evID(cat)}, "tags", []any{"counted"}),
+		f.create(t, "Draft", at(4, 12, 0), at(4, 13, 0), "status", "draft", "categories", []any{int(idOf(t, cat))}, "tags", []any{"counted"}),
 		f.create(t, "Last day", at(daysToEnd, 10, 0), at(daysToEnd, 11, 0)),
 		f.create(t, "Ends on the last day", at(daysToEnd-2, 20, 0), at(daysToEnd, 2, 0), "tags", []any{"counted"}),
 		f.create(t, "Ends past the last day", at(daysToEnd-1, 20, 0), at(daysToEnd+1, 2, 0)),
 		f.create(t, "Past the last day", at(daysToEnd+1, 10, 0), at(daysToEnd+1, 11, 0)),
-		f.create(t, "At the other venue too", at(7, 10, 0), at(7, 11, 0), "venue", []any{f.venue, evID(other)}),
+		f.create(t, "At the other venue too", at(7, 10, 0), at(7, 11, 0), "venue", []any{f.venue, int(idOf(t, other))}),
 	}
 	f.expectTotalsExact(t, "the creates")
 
@@ -170,7 +170,7 @@ func TestListTotalsFromKeptDayCountsEqualAFreshCountAfterEveryKindOfWrite(t *tes
 			app.updateEvent(t, http.MethodPatch, path(1), admin, map[string]any{"hide_from_listings": true})
 		}},
 		{"a links update", func() {
-			app.updateEvent(t, http.MethodPatch, path(2), admin, map[string]any{"categories": []any{evID(cat)}, "tags": []any{"counted"}})
+			app.updateEvent(t, http.MethodPatch, path(2), admin, map[string]any{"categories": []any{int(idOf(t, cat))}, "tags": []any{"counted"}})
 		}},
 		{"a trash", func() {
 			app.Do(Request{Method: http.MethodDelete, Path: path(3), Token: admin}).ExpectStatus(t, http.StatusOK)
@@ -186,11 +186,11 @@ func TestListTotalsFromKeptDayCountsEqualAFreshCountAfterEveryKindOfWrite(t *tes
 			app.Do(Request{Method: http.MethodDelete, Path: path(11) + "?force=true", Token: admin}).ExpectStatus(t, http.StatusOK)
 		}},
 		{"a category deletion", func() {
-			app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/categories/%d?force=true", evID(cat)), Token: admin}).
+			app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/categories/%d?force=true", int(idOf(t, cat))), Token: admin}).
 				ExpectStatus(t, http.StatusOK)
 		}},
 		{"a venue deletion", func() {
-			app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/venues/%d?force=true", evID(other)), Token: admin}).
+			app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/venues/%d?force=true", int(idOf(t, other))), Token: admin}).
 				ExpectStatus(t, http.StatusOK)
 		}},
 	}

@@ -325,6 +325,7 @@ func TestCredentials(t *testing.T) {
 	}
 
 	t.Run("a revoked token is refused", func(t *testing.T) {
+		// As the users revoke command does: tokens have no API.
 		if _, err := app.Store.RevokeTokens(context.Background(), login); err != nil {
 			t.Fatal(err)
 		}
@@ -337,7 +338,7 @@ func TestTokensAreStoredOnlyAsHashes(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	_, token := app.User(models.RoleAuthor)
-	var stored []string
+	var stored []string // how a token is stored is the fact, and no API shows it
 	if err := app.Store.DB().Model(&models.Token{}).Pluck("hash", &stored).Error; err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,8 @@ package tests
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,8 +15,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,6 +30,7 @@ import (
 	"calendar/controllers"
 	"calendar/controllers/endpoint"
 	"calendar/models"
+	"calendar/models/testdb"
 	"calendar/routes"
 )
 
@@ -43,7 +40,7 @@ func init() {
 }
 
 // postgresURL selects PostgreSQL for the whole suite when set.
-var postgresURL = os.Getenv("CALENDAR_TEST_DATABASE_URL")
+var postgresURL = testdb.PostgresURL()
 
 // App is the service under test: the real handler on its own empty database.
 type App struct {
@@ -119,53 +116,11 @@ func startApp(t *testing.T, cfg config.Config, migrate bool) *App {
 	return &App{t: t, Handler: routes.New(app), Store: store, Config: cfg, Table: routes.Table(app), API: app}
 }
 
-// freshDatabase returns an empty database of its own for one test: a SQLite file in the test's temporary
-// directory, or a new schema in the PostgreSQL database named by CALENDAR_TEST_DATABASE_URL.
+// freshDatabase returns an empty database of its own for one test (testdb.Fresh).
 func freshDatabase(t *testing.T) config.Database {
 	t.Helper()
-	if postgresURL == "" {
-		return config.Database{Driver: models.SQLite, DSN: filepath.Join(t.TempDir(), "calendar.db")}
-	}
-	admin := postgresAdmin(t)
-	schema := "test_" + randomHex(8)
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatalf("creating schema %s: %v", schema, err)
-	}
-	t.Cleanup(func() { _, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE") })
-	u, err := url.Parse(postgresURL)
-	if err != nil {
-		t.Fatalf("CALENDAR_TEST_DATABASE_URL: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema+",public")
-	q.Set("synchronous_commit", "off") // test databases are thrown away; do not wait for the disk
-	u.RawQuery = q.Encode()
-	return config.Database{Driver: models.Postgres, DSN: u.String()}
-}
-
-var (
-	adminOnce sync.Once
-	adminDB   *sql.DB
-	adminErr  error
-)
-
-func postgresAdmin(t *testing.T) *sql.DB {
-	adminOnce.Do(func() {
-		adminDB, adminErr = sql.Open("pgx", postgresURL)
-		if adminErr == nil {
-			adminErr = adminDB.Ping()
-		}
-	})
-	if adminErr != nil {
-		t.Fatalf("CALENDAR_TEST_DATABASE_URL is set but PostgreSQL does not answer: %v", adminErr)
-	}
-	return adminDB
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+	driver, dsn := testdb.Fresh(t)
+	return config.Database{Driver: driver, DSN: dsn}
 }
 
 // User creates a user with the role and returns its login and first token.

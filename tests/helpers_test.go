@@ -25,13 +25,35 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata from what the service answers")
 
 // idOf reads a record's numeric id (an event, venue, organizer or term).
-func idOf(t *testing.T, rec map[string]any) uint64 {
+func idOf(t testing.TB, rec map[string]any) uint64 {
 	t.Helper()
 	id, ok := rec["id"].(float64)
 	if !ok || id <= 0 {
 		t.Fatalf("record without an id: %v", rec)
 	}
 	return uint64(id)
+}
+
+// userID returns the ID of the user with this login. Users have no API (the harness makes them as the users
+// command does), so the store is the only place that shows their IDs.
+func (a *App) userID(login string) uint64 {
+	a.t.Helper()
+	var u models.User
+	if err := a.Store.DB().Where("login = ?", login).Take(&u).Error; err != nil {
+		a.t.Fatalf("user %s: %v", login, err)
+	}
+	return u.ID
+}
+
+// count counts the rows of a table, to prove that a refused or failed write left nothing behind: every row,
+// drafts, trash and records the caller may not read included, which no list shows all of.
+func (a *App) count(t *testing.T, table string) int64 {
+	t.Helper()
+	var n int64
+	if err := a.Store.DB().Table(table).Count(&n).Error; err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // sortedKeys lists an object's keys, sorted.
@@ -176,8 +198,8 @@ func (a *App) insertEventIn(store *models.Store, e testEvent) (uint64, error) {
 // statementCounters numbers the counters registered, so that each has a callback name of its own.
 var statementCounters atomic.Int64
 
-// countQueries counts every statement the store sends from now on (queries, row scans, raw statements); the dry
-// runs GORM makes to build subqueries send nothing and do not count.
+// countQueries counts every statement the store sends from now on (queries, row scans, raw statements, creates,
+// updates and deletes); the dry runs GORM makes to build subqueries send nothing and do not count.
 func countQueries(t *testing.T, app *App) *atomic.Int64 {
 	t.Helper()
 	var n atomic.Int64
@@ -195,7 +217,8 @@ func (a *App) statementsDuring(fn func()) int {
 }
 
 // onEveryStatement calls fn, registered under name, for every statement the store sends from now on (queries,
-// row scans, raw statements); the dry runs GORM makes to build subqueries send nothing and are left out.
+// row scans, raw statements, creates, updates and deletes); the dry runs GORM makes to build subqueries send
+// nothing and are left out.
 func onEveryStatement(t *testing.T, app *App, name string, fn func(*gorm.DB)) {
 	t.Helper()
 	call := func(db *gorm.DB) {
@@ -208,6 +231,9 @@ func onEveryStatement(t *testing.T, app *App, name string, fn func(*gorm.DB)) {
 		cb.Query().After("gorm:query").Register(name+"_query", call),
 		cb.Row().After("gorm:row").Register(name+"_row", call),
 		cb.Raw().After("gorm:raw").Register(name+"_raw", call),
+		cb.Create().After("gorm:create").Register(name+"_create", call),
+		cb.Update().After("gorm:update").Register(name+"_update", call),
+		cb.Delete().After("gorm:delete").Register(name+"_delete", call),
 	} {
 		if err != nil {
 			t.Fatal(err)

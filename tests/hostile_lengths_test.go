@@ -76,7 +76,7 @@ func TestEveryTextParameterHasADocumentedMaximum(t *testing.T) {
 	if checked < 30 {
 		t.Fatalf("only %d text parameters checked", checked)
 	}
-	if app.countEvents(t) != 0 {
+	if app.count(t, "events") != 0 {
 		t.Fatal("a refused event was written")
 	}
 }

@@ -88,7 +88,8 @@ func TestRecordPasswordGuessesAreLimitedPerRecord(t *testing.T) {
 	app.Do(Request{Path: eventPath(other) + "?password=x", RemoteAddr: "203.0.113.99:1"}).ExpectStatus(t, http.StatusOK)
 }
 
-// storedPasswords reads the stored password of every record of table that has one.
+// storedPasswords reads the stored password of every record of table that has one: how a password is stored is
+// the fact, and no API shows a password.
 func storedPasswords(t *testing.T, app *App, table string) []string {
 	t.Helper()
 	var out []string

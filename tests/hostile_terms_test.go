@@ -37,7 +37,7 @@ func TestNamingANewTermInAnEventNeedsTheRightToCreateIt(t *testing.T) {
 			t.Fatalf("the 403 does not name %s and %q: %s", param, name, res.Body)
 		}
 	}
-	events := app.countEvents(t)
+	events := app.count(t, "events")
 	refused(app.Do(Request{Method: http.MethodPost, Path: "/events", Token: contributor,
 		Body: eventBody("Sneaky", 2, "categories", []any{"Existing", "Brand New"})}), "categories", "Brand New")
 	refused(app.Do(Request{Method: http.MethodPost, Path: "/events", Token: contributor,
@@ -45,7 +45,7 @@ func TestNamingANewTermInAnEventNeedsTheRightToCreateIt(t *testing.T) {
 	// Authors create categories but not tags.
 	refused(app.Do(Request{Method: http.MethodPost, Path: "/events", Token: author,
 		Body: eventBody("Sneaky", 2, "categories", "Author cat", "tags", "Author tag")}), "tags", "Author tag")
-	if app.countEvents(t) != events {
+	if app.count(t, "events") != events {
 		t.Fatal("a refused event was written")
 	}
 	for kind, name := range map[string]string{"categories": "Brand New", "tags": "Fresh tag"} {

@@ -24,7 +24,7 @@ func (a *App) termID(t *testing.T, collection, slug string) int {
 	if len(terms) != 1 {
 		t.Fatalf("%d %s with the slug %s", len(terms), collection, slug)
 	}
-	return evID(terms[0].(map[string]any))
+	return int(idOf(t, terms[0].(map[string]any)))
 }
 
 func TestKeptTotalsEqualAFreshCountAfterEverySeriesWrite(t *testing.T) {
@@ -35,7 +35,7 @@ func TestKeptTotalsEqualAFreshCountAfterEverySeriesWrite(t *testing.T) {
 	annex := app.post(t, admin, "/venues", map[string]any{"venue": "Series Annex"})
 	ann := app.post(t, admin, "/organizers", map[string]any{"organizer": "Ann"})
 	bob := app.post(t, admin, "/organizers", map[string]any{"organizer": "Bob"})
-	series := evID(app.createEvent(t, admin, weeklyClass("venue", hall, "organizer", []any{ann}, "status", "publish")))
+	series := int(idOf(t, app.createEvent(t, admin, weeklyClass("venue", hall, "organizer", []any{ann}, "status", "publish"))))
 	seriesPath := fmt.Sprintf("/events/%d", series)
 	var occurrences []map[string]any // the series' occurrences as the rule change leaves them
 	var tail int                     // the series the split makes
@@ -131,7 +131,7 @@ func TestConcurrentSeriesAndEventWritesKeepTheKeptTotalsExact(t *testing.T) {
 		links := []any{"venue", []any{venue, hall}, "organizer", []any{organizer}, "status", "publish",
 			"categories", []any{category, "Classes"}, "tags", []string{"dance"}}
 		series := app.createEvent(t, admin, weeklyClass(append([]any{"title", fmt.Sprintf("Class %d", r)}, links...)...))
-		occ := app.seriesList(t, evID(series), admin)
+		occ := app.seriesList(t, int(idOf(t, series)), admin)
 		events := make([]map[string]any, 3)
 		for i := range events {
 			events[i] = app.createEvent(t, admin, eventBody(fmt.Sprintf("Single %d-%d", r, i), 2+i, links...))

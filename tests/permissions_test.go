@@ -160,7 +160,8 @@ func (app *App) insertOwned(t *testing.T, k ownedKind, author uint64, state stri
 	return ownedRecord{id: *id, slug: slug}
 }
 
-// storedStatus reads a record's status from the database.
+// storedStatus reads a record's status from the database: after a delete, most roles of the matrix may not read
+// the trashed record through the API.
 func (app *App) storedStatus(t *testing.T, table string, id uint64) string {
 	t.Helper()
 	var statuses []string

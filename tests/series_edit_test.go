@@ -10,10 +10,10 @@ import (
 )
 
 // idsIn lists the IDs of records.
-func idsIn(records []map[string]any) []int {
+func idsIn(t testing.TB, records []map[string]any) []int {
 	ids := make([]int, len(records))
 	for i, r := range records {
-		ids[i] = evID(r)
+		ids[i] = int(idOf(t, r))
 	}
 	return ids
 }
@@ -33,16 +33,16 @@ func TestAnOccurrenceEditedAloneKeepsItsChangeThroughSeriesEdits(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	series := app.createEvent(t, token, weeklyClass())
-	before := app.seriesList(t, evID(series), "")
+	before := app.seriesList(t, int(idOf(t, series)), "")
 	own := app.updateEvent(t, http.MethodPatch, eventPath(before[2]), token, map[string]any{"title": "Special class"})
 	if own["is_exception"] != true || own["recurrence_id"] != before[2]["recurrence_id"] || own["title"] != "Special class" {
 		t.Fatalf("edited occurrence: %v %v %v", own["is_exception"], own["recurrence_id"], own["title"])
 	}
 	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"title": "Dance class",
 		"description": "<p>Bring shoes</p>"})
-	after := app.seriesList(t, evID(series), "")
-	if !sameInts(idsIn(before), idsIn(after)) {
-		t.Fatalf("occurrence IDs changed: %v then %v", idsIn(before), idsIn(after))
+	after := app.seriesList(t, int(idOf(t, series)), "")
+	if !sameInts(idsIn(t, before), idsIn(t, after)) {
+		t.Fatalf("occurrence IDs changed: %v then %v", idsIn(t, before), idsIn(t, after))
 	}
 	for i, o := range after {
 		wantTitle := "Dance class"
@@ -63,12 +63,12 @@ func TestMovingASeriesMovesItsOccurrencesAndKeepsTheirIDs(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	before := app.seriesList(t, evID(series), "")
+	before := app.seriesList(t, int(idOf(t, series)), "")
 	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"start_date": "2027-03-02 19:00",
 		"end_date": "2027-03-02 21:00"})
-	after := app.seriesList(t, evID(series), "")
-	if !sameInts(idsIn(before), idsIn(after)) {
-		t.Fatalf("occurrence IDs changed: %v then %v", idsIn(before), idsIn(after))
+	after := app.seriesList(t, int(idOf(t, series)), "")
+	if !sameInts(idsIn(t, before), idsIn(t, after)) {
+		t.Fatalf("occurrence IDs changed: %v then %v", idsIn(t, before), idsIn(t, after))
 	}
 	for i, o := range after {
 		day := strings.Fields(before[i]["start_date"].(string))[0]
@@ -83,17 +83,17 @@ func TestChangingTheRuleKeepsOnlyTheOccurrencesItStillProduces(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	before := app.seriesList(t, evID(series), "")
+	before := app.seriesList(t, int(idOf(t, series)), "")
 	updated := app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{
 		"recurrence": []string{"RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=6"}})
 	if updated["recurrence_text"] != "Every week on Tuesday at 18:00, 6 times" {
 		t.Errorf("recurrence_text = %v", updated["recurrence_text"])
 	}
-	after := app.seriesList(t, evID(series), "")
+	after := app.seriesList(t, int(idOf(t, series)), "")
 	// Tuesdays 2, 9, 16, 23 and 30 March are kept; 6 April is new; the Thursdays are gone.
-	want := []int{evID(before[0]), evID(before[2]), evID(before[4]), evID(before[6]), evID(before[8])}
-	if len(after) != 6 || !sameInts(idsIn(after)[:5], want) || after[5]["start_date"] != "2027-04-06 18:00:00" {
-		t.Fatalf("after the change: %v, want %v and a new 6 April", idsIn(after), want)
+	want := []int{int(idOf(t, before[0])), int(idOf(t, before[2])), int(idOf(t, before[4])), int(idOf(t, before[6])), int(idOf(t, before[8]))}
+	if len(after) != 6 || !sameInts(idsIn(t, after)[:5], want) || after[5]["start_date"] != "2027-04-06 18:00:00" {
+		t.Fatalf("after the change: %v, want %v and a new 6 April", idsIn(t, after), want)
 	}
 	app.Get(eventPath(before[1])).ExpectError(t, http.StatusNotFound, "rest-event-not-found")
 	if n := app.categoryCount(t); n != 6.0 {
@@ -107,7 +107,7 @@ func TestSeriesParametersInTheWrongPlaceAreRefused(t *testing.T) {
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
 	single := app.createEvent(t, token, eventBody("Single", 3))
-	occ := app.seriesList(t, evID(series), "")[1]
+	occ := app.seriesList(t, int(idOf(t, series)), "")[1]
 	for _, c := range []struct {
 		path, param string
 		body        map[string]any
@@ -125,7 +125,7 @@ func TestSeriesParametersInTheWrongPlaceAreRefused(t *testing.T) {
 	}
 	res := app.Do(Request{Method: http.MethodDelete, Path: eventPath(single) + "?scope=following", Token: token})
 	res.ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
-	if got := app.seriesList(t, evID(series), ""); len(got) != 10 || got[1]["title"] != "Evening class" {
+	if got := app.seriesList(t, int(idOf(t, series)), ""); len(got) != 10 || got[1]["title"] != "Evening class" {
 		t.Errorf("a refused write changed the series")
 	}
 }
@@ -135,7 +135,7 @@ func TestDeletingAnOccurrenceCancelsIt(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	before := app.seriesList(t, evID(series), "")
+	before := app.seriesList(t, int(idOf(t, series)), "")
 	trashed := app.Do(Request{Method: http.MethodDelete, Path: eventPath(before[1]), Token: token}).
 		ExpectStatus(t, http.StatusOK).JSON(t)
 	if trashed["status"] != "trash" {
@@ -145,7 +145,7 @@ func TestDeletingAnOccurrenceCancelsIt(t *testing.T) {
 	if got := fmt.Sprint(record["recurrence"]); got != "[RRULE:FREQ=WEEKLY;COUNT=10;BYDAY=TU,TH EXDATE:20270304T180000]" {
 		t.Errorf("recurrence after the cancellation: %s", got)
 	}
-	if n := len(app.seriesList(t, evID(series), "")); n != 9 {
+	if n := len(app.seriesList(t, int(idOf(t, series)), "")); n != 9 {
 		t.Errorf("%d occurrences listed after one was cancelled, want 9", n)
 	}
 	if n := app.categoryCount(t); n != 9.0 {
@@ -153,7 +153,7 @@ func TestDeletingAnOccurrenceCancelsIt(t *testing.T) {
 	}
 	// A later edit of the series neither brings it back nor removes it from the trash.
 	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"title": "Dance class"})
-	if n := len(app.seriesList(t, evID(series), "")); n != 9 {
+	if n := len(app.seriesList(t, int(idOf(t, series)), "")); n != 9 {
 		t.Errorf("%d occurrences after a series edit, want 9", n)
 	}
 	app.Get(eventPath(before[1]), token).ExpectStatus(t, http.StatusOK)
@@ -163,7 +163,7 @@ func TestDeletingAnOccurrenceCancelsIt(t *testing.T) {
 	if record["start_date"] != "2027-03-09 18:00:00" {
 		t.Errorf("the series starts %v after its first two occurrences were cancelled", record["start_date"])
 	}
-	if n := len(app.seriesList(t, evID(series), "")); n != 8 {
+	if n := len(app.seriesList(t, int(idOf(t, series)), "")); n != 8 {
 		t.Errorf("%d occurrences, want 8", n)
 	}
 }
@@ -173,17 +173,17 @@ func TestSplittingASeriesAtAnOccurrence(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	before := app.seriesList(t, evID(series), "")
+	before := app.seriesList(t, int(idOf(t, series)), "")
 	moved := app.updateEvent(t, http.MethodPatch, eventPath(before[4])+"?scope=following", token,
 		map[string]any{"title": "Advanced class"})
 	newSeries := int(moved["series_id"].(float64))
-	if evID(moved) != evID(before[4]) || newSeries == evID(series) || moved["title"] != "Advanced class" {
+	if int(idOf(t, moved)) != int(idOf(t, before[4])) || newSeries == int(idOf(t, series)) || moved["title"] != "Advanced class" {
 		t.Fatalf("split occurrence: id %v, series %v, title %v", moved["id"], moved["series_id"], moved["title"])
 	}
-	head := app.seriesList(t, evID(series), "")
+	head := app.seriesList(t, int(idOf(t, series)), "")
 	tail := app.seriesList(t, newSeries, "")
-	if !sameInts(idsIn(head), idsIn(before[:4])) || !sameInts(idsIn(tail), idsIn(before[4:])) {
-		t.Fatalf("after the split: %v and %v, want %v and %v", idsIn(head), idsIn(tail), idsIn(before[:4]), idsIn(before[4:]))
+	if !sameInts(idsIn(t, head), idsIn(t, before[:4])) || !sameInts(idsIn(t, tail), idsIn(t, before[4:])) {
+		t.Fatalf("after the split: %v and %v, want %v and %v", idsIn(t, head), idsIn(t, tail), idsIn(t, before[:4]), idsIn(t, before[4:]))
 	}
 	for _, o := range tail {
 		if o["title"] != "Advanced class" {
@@ -205,8 +205,8 @@ func TestSplittingASeriesAtAnOccurrence(t *testing.T) {
 	// Deleting from an occurrence on ends the series before it.
 	app.Do(Request{Method: http.MethodDelete, Path: eventPath(tail[2]) + "?scope=following", Token: token}).
 		ExpectStatus(t, http.StatusOK)
-	if got := app.seriesList(t, newSeries, ""); !sameInts(idsIn(got), idsIn(tail[:2])) {
-		t.Errorf("after deleting from the third on: %v, want %v", idsIn(got), idsIn(tail[:2]))
+	if got := app.seriesList(t, newSeries, ""); !sameInts(idsIn(t, got), idsIn(t, tail[:2])) {
+		t.Errorf("after deleting from the third on: %v, want %v", idsIn(t, got), idsIn(t, tail[:2]))
 	}
 }
 
@@ -215,7 +215,7 @@ func TestDeletingASeriesTrashesOrDeletesAllItsOccurrences(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	occ := app.seriesList(t, evID(series), "")
+	occ := app.seriesList(t, int(idOf(t, series)), "")
 	trashed := app.Do(Request{Method: http.MethodDelete, Path: eventPath(series), Token: token}).
 		ExpectStatus(t, http.StatusOK).JSON(t)
 	if trashed["status"] != "trash" {
@@ -239,7 +239,7 @@ func TestASeriesCanBeEndedAndAnEventMadeASeries(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	occ := app.seriesList(t, evID(series), "")
+	occ := app.seriesList(t, int(idOf(t, series)), "")
 	single := app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"recurrence": nil})
 	if fmt.Sprint(single["recurrence"]) != "[]" || single["recurrence_text"] != "" ||
 		len(single["categories"].([]any)) != 1 {
@@ -249,7 +249,7 @@ func TestASeriesCanBeEndedAndAnEventMadeASeries(t *testing.T) {
 		app.Get(eventPath(o), token).ExpectError(t, http.StatusNotFound, "rest-event-not-found")
 	}
 	listed := app.listIDs(t, "per_page=50&start_date=2027-01-01&end_date=2028-12-31", "")
-	if !sameInts(listed, []int{evID(series)}) {
+	if !sameInts(listed, []int{int(idOf(t, series))}) {
 		t.Errorf("listed %v, want the former series record alone", listed)
 	}
 	if n := app.categoryCount(t); n != 1.0 {

@@ -20,21 +20,21 @@ func TestTrashingOrDeletingALinkedRecordUnlinksItFromTheSeriesRecord(t *testing.
 	o2 := app.post(t, token, "/organizers", map[string]any{"organizer": "Bob"})
 	o3 := app.post(t, token, "/organizers", map[string]any{"organizer": "Cid"})
 	series := app.createEvent(t, token, weeklyClass("venue", []any{v1, v2}, "organizer", []any{o1, o2, o3}))
-	id := evID(series)
+	id := int(idOf(t, series))
 	other := app.createEvent(t, token, weeklyClass("title", "Other class", "venue", v2, "organizer", []any{o2}))
 
 	app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/venues/%d", v1), Token: token}).ExpectStatus(t, http.StatusOK)
 	app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/organizers/%d?force=true", o2), Token: token}).
 		ExpectStatus(t, http.StatusOK)
-	app.Do(Request{Method: http.MethodDelete, Path: "/tags/" + fmt.Sprint(evID(series["tags"].([]any)[0].(map[string]any))) + "?force=true",
+	app.Do(Request{Method: http.MethodDelete, Path: "/tags/" + fmt.Sprint(int(idOf(t, series["tags"].([]any)[0].(map[string]any)))) + "?force=true",
 		Token: token}).ExpectStatus(t, http.StatusOK)
 
 	check := func(what string, e map[string]any, venues, organizers []int, tags int) {
 		t.Helper()
-		if got := linkIDs(e["venue"]); !sameInts(got, venues) {
+		if got := linkIDs(t, e["venue"]); !sameInts(got, venues) {
 			t.Errorf("%s: venues %v, want %v", what, got, venues)
 		}
-		if got := linkIDs(e["organizer"]); !sameInts(got, organizers) {
+		if got := linkIDs(t, e["organizer"]); !sameInts(got, organizers) {
 			t.Errorf("%s: organizers %v, want %v", what, got, organizers)
 		}
 		if got := len(e["tags"].([]any)); got != tags {

@@ -235,6 +235,7 @@ func TestSyncTokensRefused(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	good := app.syncToken(t, "/events", "")
+	// Expired and foreign tokens are forged with the service's key, which no answer shows.
 	key, err := app.Store.ServiceKey(context.Background(), "sync_token")
 	if err != nil {
 		t.Fatal(err)
@@ -327,6 +328,7 @@ func TestSyncNeverListsARolledBackChange(t *testing.T) {
 	app := NewApp(t)
 	editor := app.Token(models.RoleEditor)
 	token := app.syncToken(t, "/venues", editor)
+	// Only the store can fail a write after its rows are written; the API's writes fail before.
 	failed := errors.New("the write fails after its insert")
 	err := app.Store.Tx(context.Background(), func(tx *models.Store) error {
 		if err := tx.DB().Exec(`INSERT INTO venues (author_id, status, trashed_status, name, slug, published_at,
@@ -437,7 +439,8 @@ func TestChangeHistoryIsPruned(t *testing.T) {
 	app := NewApp(t)
 	editor := app.Token(models.RoleEditor)
 	app.createEvent(t, editor, eventBody("Old", 2))
-	db := app.Store.DB()
+	db := app.Store.DB() // the change history has no API, and a test cannot wait for it to age
+
 	if err := db.Exec("UPDATE changes SET at = at - 3600").Error; err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,7 @@ func (f *termFixture) linkIn(store *models.Store, eventID uint64, termIDs ...uin
 	return f.api.recount(store, termIDs)
 }
 
-// unlink removes the event's links to the terms and recounts them.
+// unlink removes the event's links to the terms and recounts them, through the models as link does.
 func (f *termFixture) unlink(eventID uint64, termIDs ...uint64) {
 	f.t.Helper()
 	table, col := "event_tags", "tag_id"
@@ -161,7 +161,8 @@ func (f *termFixture) count(id uint64) int64 {
 	return int64(body["count"].(float64))
 }
 
-// eventAuthor returns the ID of a user to author test events, creating an administrator when there is none.
+// eventAuthor returns the ID of a user to author test events, creating an administrator when there is none (users
+// have no API: see userID).
 func eventAuthor(t *testing.T, app *App) uint64 {
 	t.Helper()
 	var ids []uint64
@@ -175,7 +176,8 @@ func eventAuthor(t *testing.T, app *App) uint64 {
 	return ids[0]
 }
 
-// setEventStatus changes an event's status through the models.
+// setEventStatus changes an event's status through the models: the counts are checked on every status step,
+// which the API's permission and scale-back rules would not all allow one caller.
 func setEventStatus(t *testing.T, app *App, id uint64, status string) {
 	t.Helper()
 	if err := app.Store.DB().Model(&models.Event{}).Where("id = ?", id).Update("status", status).Error; err != nil {
@@ -881,6 +883,7 @@ func testTermCountLifecycle(t *testing.T, api termAPI) {
 	expect("removing the link", 0)
 	f.link(ev, term, other)
 	expect("linking again", 1)
+	// A row deleted beneath the API (a maintenance task), which the count must survive.
 	if err := f.app.Store.DB().Delete(&models.Event{}, ev).Error; err != nil {
 		t.Fatal(err)
 	}

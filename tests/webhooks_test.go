@@ -687,6 +687,7 @@ func TestWebhookSenderRefusesPrivateAddressesAtConnection(t *testing.T) {
 	admin := app.Token(models.RoleAdministrator)
 	rc := newReceiver(t)
 	id, _ := app.subscribe(t, admin, map[string]any{"url": "https://93.184.216.34/hook"})
+	// The API refuses a private address, so only the store can point the subscription at the local receiver.
 	if err := app.Store.DB().Exec("UPDATE webhooks SET url = ? WHERE id = ?", rc.server.URL, id).Error; err != nil {
 		t.Fatal(err)
 	}

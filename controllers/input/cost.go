@@ -216,8 +216,8 @@ func allDigits(s string) bool {
 type CostDetails struct {
 	CurrencySymbol   string   `json:"currency_symbol"`
 	CurrencyCode     string   `json:"currency_code"`
-	CurrencyPosition string   `json:"currency_position"`
-	Values           []string `json:"values"` // never nil: [] when no cost
+	CurrencyPosition string   `json:"currency_position" schema:"enum=prefix|postfix|"`
+	Values           []string `json:"values" schema:"pattern=^-?\\d+(\\.\\d+)?$"` // never nil: [] when no cost
 }
 
 // RedactedCostDetails is the cost_details that replaces the real one on a

@@ -21,8 +21,9 @@ const (
 
 // NewDocument builds the OpenAPI document of routes: every path and method, every parameter from the endpoints'
 // input structs, request bodies for writes, the documented responses with their component schemas, paging
-// headers on lists, and the authentication schemes. It has no servers; Doc adds the one of each request.
-func NewDocument(routes []endpoint.Route, cfg config.Config) *openapi3.T {
+// headers on lists, and the authentication schemes; the schemas of the records are derived from their API types
+// in shapes. It has no servers; Doc adds the one of each request.
+func NewDocument(routes []endpoint.Route, cfg config.Config, shapes Shapes) *openapi3.T {
 	doc := &openapi3.T{
 		OpenAPI: "3.0.3",
 		Info: &openapi3.Info{
@@ -31,7 +32,7 @@ func NewDocument(routes []endpoint.Route, cfg config.Config) *openapi3.T {
 			Description: apiDescription(cfg),
 		},
 		Components: &openapi3.Components{
-			Schemas:         componentSchemas(),
+			Schemas:         componentSchemas(shapes),
 			SecuritySchemes: securitySchemes(),
 			Headers:         componentHeaders(),
 		},

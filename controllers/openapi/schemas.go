@@ -5,7 +5,9 @@ import (
 )
 
 // The component schemas of the OpenAPI document: the records, lists, errors and index the API answers with.
-// Endpoints name them in Respond; the test suite validates every response against them, so they are strict:
+// Those of events, venues, organizers and terms, and of their parts, are derived from their API types (Shapes),
+// so that a member the service writes cannot be missing from the document, nor the reverse. Endpoints name them
+// in Respond; the test suite validates every response against them, so they are strict:
 // records and envelopes forbid undocumented members (additionalProperties: false), and every member always emitted
 // is required. Where empty members are omitted (venues and organizers) almost nothing is required, and where
 // password-protected records are redacted booleans are nullable and linked records may be empty arrays.
@@ -61,18 +63,12 @@ func member(name, description string, s *openapi3.Schema) schemaMember {
 	return schemaMember{name, s.NewRef()}
 }
 
-// memberRef names a member that is a component schema.
-func memberRef(name, component string) schemaMember { return schemaMember{name, schemaRef(component)} }
-
 func stringSchema() *openapi3.Schema  { return openapi3.NewStringSchema() }
 func integerSchema() *openapi3.Schema { return openapi3.NewIntegerSchema() }
 func numberSchema() *openapi3.Schema  { return openapi3.NewFloat64Schema() }
 func booleanSchema() *openapi3.Schema {
 	return openapi3.NewBoolSchema()
 }
-
-// nullableBooleanSchema is a flag that a password-protected record shows as null.
-func nullableBooleanSchema() *openapi3.Schema { return openapi3.NewBoolSchema().WithNullable() }
 
 // dateSchema is a "Y-m-d H:i:s" string.
 func dateSchema() *openapi3.Schema { return stringSchema().WithPattern(schemaDatePattern) }
@@ -106,8 +102,9 @@ func oneOfSchema(description string, refs ...*openapi3.SchemaRef) *openapi3.Sche
 	return s
 }
 
-// componentSchemas returns every named schema of the document.
-func componentSchemas() openapi3.Schemas {
+// componentSchemas returns every named schema of the document; those of the records and their parts are derived
+// from their API types in shapes.
+func componentSchemas(shapes Shapes) openapi3.Schemas {
 	schemas := openapi3.Schemas{}
 	add := func(name string, s *openapi3.Schema) { schemas[name] = s.NewRef() }
 
@@ -117,24 +114,10 @@ func componentSchemas() openapi3.Schemas {
 		"X-PUBLISHED-TTL (PT1H) and, when the feed stopped at CALENDAR_ICAL_MAX_EVENTS, X-WR-CALDESC saying so; "+
 		"then one VTIMEZONE per time zone the events use (explicit STANDARD/DAYLIGHT observances for the years "+
 		"they cover, from the zone database), then one VEVENT per event."))
-	add("DateDetails", closedObject("A date split into its parts, each a zero-padded string.",
-		[]string{"year", "month", "day", "hour", "minutes", "seconds"},
-		member("year", "", stringSchema().WithPattern(`^\d{4}$`)),
-		member("month", "", stringSchema().WithPattern(`^\d{2}$`)),
-		member("day", "", stringSchema().WithPattern(`^\d{2}$`)),
-		member("hour", "", stringSchema().WithPattern(`^\d{2}$`)),
-		member("minutes", "", stringSchema().WithPattern(`^\d{2}$`)),
-		member("seconds", "", stringSchema().WithPattern(`^\d{2}$`)),
-	))
-	add("CostDetails", closedObject("The parsed cost: the symbol and its position as used, and the numeric values as "+
-		"strings sorted numerically ([] when there is no cost). A password-protected event shows empty strings "+
-		"and [].",
-		[]string{"currency_symbol", "currency_code", "currency_position", "values"},
-		member("currency_symbol", "", stringSchema()),
-		member("currency_code", "", stringSchema()),
-		member("currency_position", "", stringSchema().WithEnum("prefix", "postfix", "")),
-		member("values", "", arraySchema(stringSchema().WithPattern(`^-?\d+(\.\d+)?$`).NewRef())),
-	))
+	add("DateDetails", shapes.shapeSchema("DateDetails", "A date split into its parts, each a zero-padded string."))
+	add("CostDetails", shapes.shapeSchema("CostDetails", "The parsed cost: the symbol and its position as used, "+
+		"and the numeric values as strings sorted numerically ([] when there is no cost). A password-protected "+
+		"event shows empty strings and []."))
 	add("ImageSize", closedObject("One resized copy of an image.", []string{"url"},
 		member("width", "", integerSchema()),
 		member("height", "", integerSchema()),
@@ -157,40 +140,26 @@ func componentSchemas() openapi3.Schemas {
 		schemaRef("ImageObject"),
 		openapi3.NewBoolSchema().WithEnum(false).NewRef(),
 	))
-	add("TermURLs", closedObject("API links of a term.", []string{"self", "collection"},
-		member("self", "The term's own URL.", stringSchema().WithFormat("uri")),
-		member("collection", "The list the term belongs to.", stringSchema().WithFormat("uri")),
-		member("up", "The parent category (only for child categories).", stringSchema().WithFormat("uri")),
-	))
-	add("EmbeddedTerm", closedObject("A category or tag as embedded in an event: the term object, "+
-		"which differs from the standalone term (no url, no meta; term_group, term_taxonomy_id and filter).",
-		[]string{"name", "slug", "term_group", "term_taxonomy_id", "taxonomy", "description", "parent", "count",
-			"filter", "id", "urls"},
-		member("name", "", stringSchema()),
-		member("slug", "", stringSchema()),
-		member("term_group", "", integerSchema()),
-		member("term_taxonomy_id", "", integerSchema()),
-		member("taxonomy", "", stringSchema().WithEnum("tribe_events_cat", "post_tag")),
-		member("description", "", stringSchema()),
-		member("parent", "The parent category's ID; 0 for top-level categories and for tags.", integerSchema().WithMin(0)),
-		member("count", "How many published events carry the term.", integerSchema().WithMin(0)),
-		member("filter", "", stringSchema().WithEnum("raw")),
-		member("id", "", integerSchema()),
-		memberRef("urls", "TermURLs"),
-	))
+	add("TermURLs", shapes.shapeSchema("TermURLs", "API links of a term."))
+	add("EmbeddedTerm", shapes.shapeSchema("EmbeddedTerm", "A category or tag as embedded in an event: the term "+
+		"object, which differs from the standalone term (no url, no meta; term_group, term_taxonomy_id and filter)."))
 	add("JSONLD", &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Required: []string{"@type"},
 		Description: "schema.org data of the record, on single reads only.",
 		Properties: openapi3.Schemas{
 			"@context": stringSchema().NewRef(),
 			"@type":    stringSchema().NewRef(),
 		}})
-	add("Venue", venueSchema())
-	add("Organizer", organizerSchema())
-	add("Event", eventSchema())
-	add("Category", termSchema("An event category.",
-		"tribe_events_cat", true))
-	add("Tag", termSchema("An event tag; tags have no parent.",
-		"post_tag", false))
+	add("Venue", shapes.shapeSchema("Venue", "A venue. Empty members are omitted, so a venue without an address "+
+		"has no address key. json_ld only on single reads. A password-protected venue is redacted as lists redact "+
+		"it (its name stays visible)."))
+	add("Organizer", shapes.shapeSchema("Organizer", "An organizer. Empty members are omitted. json_ld only on "+
+		"single reads. A password-protected organizer is redacted as lists redact it (its name stays visible)."))
+	add("Event", shapes.shapeSchema("Event", "An event (ticketed, parent and the series members are this API's "+
+		"additions). json_ld only on single reads. In lists and embeds a password-protected event the caller may "+
+		"not edit is redacted: texts become \"\", image false, flags null, categories, tags, venue, organizer and "+
+		"custom_fields []."))
+	add("Category", termSchema(shapes.shapeSchema("Category", "An event category."), "tribe_events_cat", true))
+	add("Tag", termSchema(shapes.shapeSchema("Tag", "An event tag; tags have no parent."), "post_tag", false))
 
 	add("EventList", listSchema("events", "Event", true))
 	add("VenueList", listSchema("venues", "Venue", true))
@@ -227,173 +196,18 @@ func componentSchemas() openapi3.Schemas {
 	return schemas
 }
 
-// recordHeaderMembers is what events, venues and organizers share: identity, authorship, status and dates.
-func recordHeaderMembers(kind string) []schemaMember {
-	return []schemaMember{
-		member("id", "The "+kind+" ID.", integerSchema().WithMin(1)),
-		member("author", "The author's user ID, as a string.", stringSchema().WithPattern(schemaAuthorPattern)),
-		member("status", "The post status.", stringSchema().WithEnum(schemaStatuses...)),
-		member("date", "Publication date, site time zone.", dateSchema()),
-		member("date_utc", "Publication date, UTC.", dateSchema()),
-		member("modified", "Last modification, site time zone.", dateSchema()),
-		member("modified_utc", "Last modification, UTC.", dateSchema()),
-		member("url", "The public page of the "+kind+".", stringSchema().WithFormat("uri")),
-	}
-}
-
-func globalIDMembers() []schemaMember {
-	return []schemaMember{
-		member("global_id", `"<host><path>?id=<id>": the record's ID across sites.`, stringSchema().WithPattern(schemaGlobalIDPattern)),
-		member("global_id_lineage", "The global IDs the record was imported through, its own first.",
-			arraySchema(stringSchema().WithPattern(schemaGlobalIDPattern).NewRef()).WithMinItems(1)),
-	}
-}
-
-func eventSchema() *openapi3.Schema {
-	props := append(recordHeaderMembers("event"), globalIDMembers()...)
-	props = append(props,
-		member("rest_url", "The event's URL in this API.", stringSchema().WithFormat("uri")),
-		member("title", "Plain text.", stringSchema()),
-		member("description", "HTML, sanitised on write; \"\" for a password-protected event.", stringSchema()),
-		member("excerpt", "HTML; \"\" when there is none.", stringSchema()),
-		member("slug", "", stringSchema()),
-		memberRef("image", "Image"),
-		member("all_day", "Whether the event lasts whole days (start 00:00:00, end 23:59:59).", nullableBooleanSchema()),
-		member("start_date", "Start, on the event's wall clock.", dateSchema()),
-		memberRef("start_date_details", "DateDetails"),
-		member("end_date", "End, on the event's wall clock.", dateSchema()),
-		memberRef("end_date_details", "DateDetails"),
-		member("utc_start_date", "Start in UTC.", dateSchema()),
-		memberRef("utc_start_date_details", "DateDetails"),
-		member("utc_end_date", "End in UTC.", dateSchema()),
-		memberRef("utc_end_date_details", "DateDetails"),
-		member("timezone", "The event's time zone: an IANA name, UTC or UTC±H[:MM].", stringSchema()),
-		member("timezone_abbr", "The zone's abbreviation at the start (EST, CEST, UTC+2…).", stringSchema()),
-		member("cost", "The formatted cost (\"$10 – $20\", \"Free\"); \"\" when there is none.", stringSchema()),
-		memberRef("cost_details", "CostDetails"),
-		member("website", "The event's website.", stringSchema()),
-		member("show_map", "", nullableBooleanSchema()),
-		member("show_map_link", "", nullableBooleanSchema()),
-		member("hide_from_listings", "Hidden events are left out of GET /events but readable by ID.", nullableBooleanSchema()),
-		member("sticky", "", nullableBooleanSchema()),
-		member("featured", "", nullableBooleanSchema()),
-		member("ticketed", "Whether the event sells tickets.", nullableBooleanSchema()),
-		member("parent", "The parent event's ID; 0 when it has none, as WordPress's post_parent.",
-			integerSchema().WithMin(0)),
-		member("series_id", "The series this occurrence belongs to; 0 for a single event and for a series record.",
-			integerSchema().WithMin(0)),
-		member("recurrence", "The series' RFC 5545 lines, normalised, on the series record and on each occurrence; "+
-			"[] otherwise.", arraySchema(stringSchema().NewRef())),
-		member("recurrence_text", "An English summary of the series, e.g. \"Every week on Tuesday and Thursday at "+
-			"18:00, 10 times\"; \"\" when not recurring.", stringSchema()),
-		member("recurrence_id", "An occurrence's original start (RFC 5545 RECURRENCE-ID), formatted like start_date; "+
-			"null otherwise.", dateSchema().WithNullable()),
-		member("is_exception", "Whether this occurrence was edited on its own.", booleanSchema()),
-		member("next_occurrences", "On a series record only: up to 5 upcoming occurrences.",
-			arraySchema(closedObject("", []string{"id", "start_date", "end_date"},
-				member("id", "", integerSchema().WithMin(1)), member("start_date", "", dateSchema()),
-				member("end_date", "", dateSchema())).NewRef())),
-		member("categories", "", arraySchema(schemaRef("EmbeddedTerm"))),
-		member("tags", "", arraySchema(schemaRef("EmbeddedTerm"))),
-		member("venue", "The venue as an object when the event has one, [] when it has none, an array when it has "+
-			"several.", oneOfSchema("",
-			schemaRef("Venue"),
-			emptyArraySchema().NewRef(),
-			arraySchema(schemaRef("Venue")).WithMinItems(2).NewRef(),
-		)),
-		member("organizer", "Always an array, in the order given on write.", arraySchema(schemaRef("Organizer"))),
-		member("custom_fields", "Additional fields: [] when there are none.", oneOfSchema("",
-			emptyArraySchema().NewRef(),
-			mapSchema(closedObject("", []string{"label", "value"},
-				member("label", "", stringSchema()), member("value", "", openapi3.NewSchema())).NewRef()).NewRef(),
-		)),
-		memberRef("json_ld", "JSONLD"),
-	)
-	var required []string
-	for _, pr := range props {
-		if pr.name != "json_ld" && pr.name != "next_occurrences" {
-			required = append(required, pr.name)
-		}
-	}
-	return closedObject("An event (ticketed and parent are this API's additions). json_ld only on single reads. "+
-		"In lists and embeds a password-protected event the caller may not edit is redacted: "+
-		"texts become \"\", image false, flags null, categories, tags, venue, organizer and custom_fields [].",
-		required, props...)
-}
-
-func venueSchema() *openapi3.Schema {
-	props := recordHeaderMembers("venue")
-	props = append(props,
-		member("venue", "The venue's name (plain text).", stringSchema()),
-		member("description", "HTML.", stringSchema()),
-		member("excerpt", "HTML.", stringSchema()),
-		member("slug", "", stringSchema()),
-		memberRef("image", "Image"),
-		member("address", "", stringSchema()),
-		member("city", "", stringSchema()),
-		member("country", "", stringSchema()),
-		member("province", "", stringSchema()),
-		member("state", "", stringSchema()),
-		member("zip", "", stringSchema()),
-		member("phone", "", stringSchema()),
-		member("website", "", stringSchema()),
-		member("stateprovince", "", stringSchema()),
-		member("geo_lat", "Latitude, when set (geolocation); 0 when redacted.", numberSchema().WithMin(-90).WithMax(90)),
-		member("geo_lng", "Longitude, when set; 0 when redacted.", numberSchema().WithMin(-180).WithMax(180)),
-		memberRef("json_ld", "JSONLD"),
-		member("show_map", "Whether events at the venue show a map.", nullableBooleanSchema()),
-		member("show_map_link", "Whether events at the venue show a map link.", nullableBooleanSchema()),
-	)
-	props = append(props, globalIDMembers()...)
-	return closedObject("A venue. Empty members are omitted, so a venue without an address has no "+
-		"address key. json_ld only on single reads. A password-protected venue is redacted as lists redact it "+
-		"(its name stays visible).",
-		[]string{"id", "status", "date", "date_utc", "modified", "modified_utc", "url", "venue", "show_map",
-			"show_map_link", "global_id", "global_id_lineage"},
-		props...)
-}
-
-func organizerSchema() *openapi3.Schema {
-	props := recordHeaderMembers("organizer")
-	props = append(props,
-		member("organizer", "The organizer's name (plain text).", stringSchema()),
-		member("description", "HTML.", stringSchema()),
-		member("excerpt", "HTML.", stringSchema()),
-		member("slug", "", stringSchema()),
-		memberRef("image", "Image"),
-		member("phone", "", stringSchema()),
-		member("website", "", stringSchema()),
-		member("email", "", stringSchema()),
-		memberRef("json_ld", "JSONLD"),
-	)
-	props = append(props, globalIDMembers()...)
-	return closedObject("An organizer. Empty members are omitted. json_ld only on single reads. A "+
-		"password-protected organizer is redacted as lists redact it (its name stays visible).",
-		[]string{"id", "status", "date", "date_utc", "modified", "modified_utc", "url", "organizer", "global_id",
-			"global_id_lineage"},
-		props...)
-}
-
-func termSchema(description, taxonomy string, hierarchical bool) *openapi3.Schema {
-	required := []string{"id", "count", "description", "name", "slug", "taxonomy", "meta", "url", "urls"}
-	props := []schemaMember{
-		member("id", "The term ID.", integerSchema().WithMin(1)),
-		member("count", "How many published events carry the term.", integerSchema().WithMin(0)),
-		member("description", "", stringSchema()),
-		member("name", "", stringSchema()),
-		member("slug", "", stringSchema()),
-		member("taxonomy", "", stringSchema().WithEnum(taxonomy)),
-		member("meta", "Always [] (no term meta is exposed).", oneOfSchema("", emptyArraySchema().NewRef(),
-			openapi3.NewObjectSchema().NewRef())),
-		member("url", "The term's public archive page.", stringSchema().WithFormat("uri")),
-		memberRef("urls", "TermURLs"),
-		member("_links", "WordPress-style links (optional).", openapi3.NewObjectSchema()),
-	}
+// termSchema completes the schema derived from the term type for one taxonomy: its taxonomy name, the parent a
+// category always has and a tag never has, and WordPress's optional _links, which The Events Calendar sends and
+// this service does not.
+func termSchema(s *openapi3.Schema, taxonomy string, hierarchical bool) *openapi3.Schema {
+	s.Properties["taxonomy"].Value.Enum = []any{taxonomy}
 	if hierarchical {
-		required = append(required, "parent")
-		props = append(props, member("parent", "The parent category's ID; 0 for a top-level category.", integerSchema().WithMin(0)))
+		s.Required = append(s.Required, "parent")
+	} else {
+		delete(s.Properties, "parent")
 	}
-	return closedObject(description, required, props...)
+	s.Properties["_links"] = member("", "WordPress-style links (optional).", openapi3.NewObjectSchema()).schema
+	return s
 }
 
 // listSchema is a list envelope: events, venues and organizers put the items first, terms last.
