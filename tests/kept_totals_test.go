@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"calendar/controllers/jobs"
 	"calendar/models"
 )
 
@@ -99,7 +100,7 @@ func TestKeptTotalsEqualAFreshCountAfterEverySeriesWrite(t *testing.T) {
 				"status", "publish", "venue", hall, "organizer", []any{ann}, "categories", []string{"Meetings"}))
 		}},
 		{"the horizon job extended it", func(t *testing.T) {
-			if n, err := app.API.ExtendSeries(t.Context(), time.Now().AddDate(0, 0, 10)); err != nil || n != 1 {
+			if n, err := jobs.ExtendSeries(t.Context(), app.Store, app.Config.RecurrenceHorizon, time.Now().AddDate(0, 0, 10)); err != nil || n != 1 {
 				t.Fatalf("the horizon job extended %d series (%v), want 1", n, err)
 			}
 		}},
