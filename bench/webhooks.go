@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -203,11 +204,14 @@ func (h *hookBench) createWith(create scenario, name string, subs int) func(cont
 		err := h.withSubscriptions(ctx, g, strings.ReplaceAll(name, " ", "-"), subs, func(_ []uint64, sinks []*sink) error {
 			sc := create
 			sc.name = name
+			var made atomic.Int64
+			sc.next = func(w, i int) request { made.Add(1); return create.next(w, i) }
 			r, _ = g.run(ctx, sc)
 			if subs > 0 {
 				for _, s := range sinks {
 					h.figures.CreateDeliveries += int64(s.count())
 				}
+				h.figures.CreateWrites = made.Load()
 			}
 			return nil
 		})
@@ -229,12 +233,12 @@ func (h *hookBench) lag(create scenario) func(context.Context, *loadGenerator) (
 		err := h.withSubscriptions(ctx, g, "lag", 1, func(_ []uint64, sinks []*sink) error {
 			writers := newLoadGenerator(g.base, lagWriters, g.warmup, g.duration)
 			written := pacedCreates(ctx, writers, create, h.opts.rate)
-			lag := awaitDeliveries(ctx, sinks[0], written.acks)
+			lag := awaitDeliveries(ctx, sinks[0], written.acks, written.measureFrom)
 			lag.AskedRate = float64(h.opts.rate)
 			lag.Rate = float64(len(written.latencies)) / written.seconds
 			lag.Writes, lag.WriteErrors, lag.Late = int64(len(written.acks)), written.errors, written.late
 			h.figures.Lag = &lag
-			rows = append(rows, written.result(lagScenario), lag.result(written.seconds))
+			rows = append(rows, written.result(lagScenario), lag.result())
 			return nil
 		})
 		return rows, err
@@ -247,6 +251,7 @@ type pacedOutcome struct {
 	acks         map[uint64]time.Time
 	latencies    []time.Duration
 	errors, late int64
+	measureFrom  time.Time
 	seconds      float64
 	statuses     map[int]int64
 }
@@ -258,6 +263,7 @@ func pacedCreates(ctx context.Context, g *loadGenerator, create scenario, rate i
 	out := pacedOutcome{acks: map[uint64]time.Time{}, statuses: map[int]int64{}}
 	start := time.Now()
 	measureFrom, end := start.Add(g.warmup), start.Add(g.warmup+g.duration)
+	out.measureFrom = measureFrom
 	jobs := make(chan int)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -331,8 +337,9 @@ const (
 )
 
 // awaitDeliveries waits until each acknowledged create's event.created delivery has reached s (or none comes any
-// more) and measures the lags.
-func awaitDeliveries(ctx context.Context, s *sink, acks map[uint64]time.Time) LagFigures {
+// more) and measures the lags, and the rate of the deliveries from measureFrom (when the measured creates began)
+// to the last one's arrival.
+func awaitDeliveries(ctx context.Context, s *sink, acks map[uint64]time.Time, measureFrom time.Time) LagFigures {
 	start := time.Now()
 	lastCount, lastProgress := -1, time.Now()
 	var first map[uint64]arrival
@@ -356,6 +363,7 @@ func awaitDeliveries(ctx context.Context, s *sink, acks map[uint64]time.Time) La
 	all := s.snapshot()
 	out := LagFigures{WaitedSeconds: time.Since(start).Seconds(), Doubled: doubled(all), BadSignatures: badSignatures(all)}
 	var lags []time.Duration
+	var last time.Time
 	for id, acked := range acks {
 		a, ok := first[id]
 		if !ok {
@@ -363,8 +371,14 @@ func awaitDeliveries(ctx context.Context, s *sink, acks map[uint64]time.Time) La
 			continue
 		}
 		lags = append(lags, max(a.at.Sub(acked), 0)) // a delivery may arrive before its 201 is read
+		if a.at.After(last) {
+			last = a.at
+		}
 	}
 	out.Delivered = int64(len(lags))
+	if out.Delivered > 0 {
+		out.DeliverySeconds = last.Sub(measureFrom).Seconds()
+	}
 	slices.Sort(lags)
 	if len(lags) > 0 {
 		out.P50ms, out.P99ms = percentile(lags, 0.50), percentile(lags, 0.99)
@@ -412,11 +426,12 @@ func badSignatures(arrivals []arrival) int64 {
 type ChangeFigures struct {
 	// CreateShare is the create throughput with three subscriptions as a share of that with none, and CreateP99ms
 	// the p99 with three (when both scenarios ran); CreateDeliveries counts the deliveries the receiver got while
-	// the three subscriptions' creates ran (warm-up included).
+	// the three subscriptions' creates ran and CreateWrites the creates sent (warm-up included).
 	CreateShare      *float64 `json:"create_share_3_subs_of_0,omitempty"`
 	CreateP99ms      *float64 `json:"create_p99_ms_3_subs,omitempty"`
 	CreateMet        *bool    `json:"create_met,omitempty"`
 	CreateDeliveries int64    `json:"create_deliveries_3_subs,omitempty"`
+	CreateWrites     int64    `json:"create_writes_3_subs,omitempty"`
 
 	Lag    *LagFigures    `json:"lag,omitempty"`
 	Outage *OutageFigures `json:"outage,omitempty"`
@@ -438,6 +453,8 @@ type LagFigures struct {
 	P50ms     float64 `json:"lag_p50_ms"`
 	P99ms     float64 `json:"lag_p99_ms"`
 	MaxMs     float64 `json:"lag_max_ms"`
+	// DeliverySeconds runs from the start of the measured creates to the arrival of the last one's delivery.
+	DeliverySeconds float64 `json:"delivery_seconds"`
 	// WaitedSeconds is how long the harness waited for deliveries after the last create.
 	WaitedSeconds float64 `json:"waited_seconds"`
 	BadSignatures int64   `json:"bad_signatures"`
@@ -446,10 +463,15 @@ type LagFigures struct {
 // lagTarget is the largest p99 lag the lag scenario asks for, at its asked rate.
 const lagTarget = time.Second
 
-// result is the row of the lag's deliveries: their p50 and p99 lag; errors are the missing and doubled ones.
-func (l LagFigures) result(seconds float64) Result {
-	return Result{Scenario: lagScenario + " deliveries", Requests: l.Delivered, RPS: float64(l.Delivered) / seconds,
-		Seconds: seconds, P50ms: l.P50ms, P99ms: l.P99ms, Errors: l.Missing + l.Doubled + l.BadSignatures}
+// result is the row of the lag's deliveries: their rate (from the start of the measured creates to the last
+// one's arrival), their p50 and p99 lag; errors are the missing and doubled ones.
+func (l LagFigures) result() Result {
+	r := Result{Scenario: lagScenario + " deliveries", Requests: l.Delivered, Seconds: l.DeliverySeconds,
+		P50ms: l.P50ms, P99ms: l.P99ms, Errors: l.Missing + l.Doubled + l.BadSignatures}
+	if l.DeliverySeconds > 0 {
+		r.RPS = float64(l.Delivered) / l.DeliverySeconds
+	}
+	return r
 }
 
 // createTargets are what creates with three subscriptions keep: at least this share of the throughput with
@@ -492,7 +514,8 @@ func (f *ChangeFigures) print(w io.Writer) {
 			metOrMissed(*f.CreateMet))
 	}
 	if f.CreateDeliveries > 0 {
-		fmt.Fprintf(w, "  deliveries received while the creates with 3 subscriptions ran: %d\n", f.CreateDeliveries)
+		fmt.Fprintf(w, "  deliveries received while the creates with 3 subscriptions ran: %d (3 for each of %d creates, "+
+			"warm-up included)\n", f.CreateDeliveries, f.CreateWrites)
 	}
 	if l := f.Lag; l != nil {
 		l.print(w)
