@@ -581,7 +581,12 @@ func TestTwoInstancesDeliverEachChangeOnce(t *testing.T) {
 	}
 	t.Parallel()
 	const total = 10000
-	app := NewApp(t, fastWebhooks("CALENDAR_WEBHOOK_CONCURRENCY", "16"))
+	// A receiver that answers at once must never see an attempt time out: an attempt whose answer comes after the
+	// timeout is retried, and the receiver, which did accept it, gets it twice (at-least-once, as documented). On a
+	// loaded machine 10,000 deliveries from two senders can wait longer than fastWebhooks' 500 ms for the test
+	// process to answer, so this test gives attempts the service's default timeout; what it tests is that two
+	// instances never send one delivery both.
+	app := NewApp(t, fastWebhooks("CALENDAR_WEBHOOK_CONCURRENCY", "16", "CALENDAR_WEBHOOK_TIMEOUT", "10s"))
 	admin := app.Token(models.RoleAdministrator)
 	rc := newReceiver(t)
 	app.subscribe(t, admin, map[string]any{"url": rc.server.URL, "events": "event.created"})
