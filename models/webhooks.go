@@ -221,18 +221,28 @@ func (s *Store) DispatchChanges(ctx context.Context, limit int,
 // claimed meanwhile is re-checked and left, so each claim goes to one instance. Each claim counts an attempt.
 func (s *Store) ClaimDeliveries(ctx context.Context, now, lease time.Time, limit int) ([]WebhookDelivery, error) {
 	var out []WebhookDelivery
-	// PostgreSQL skips the rows another instance is claiming; SQLite has one writer and no row locks.
+	// PostgreSQL skips the rows another instance is claiming; SQLite has one writer and no row locks. The due rows
+	// are chosen and locked once, in a materialized CTE: written as "id IN (subquery)", PostgreSQL may run the
+	// locking subquery again when the update meets a row another transaction changed, which locks and claims more
+	// rows than limit (a row sent twice) and lets the statement run for as long as the queue keeps changing.
 	locking := ""
 	if s.dialect == Postgres {
 		locking = " FOR UPDATE SKIP LOCKED"
 	}
 	err := s.outsideVersion(ctx, func(db *gorm.DB) error {
-		return db.Raw(`UPDATE webhook_deliveries SET next_attempt_at = ?, attempts = attempts + 1
-			WHERE id IN (SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= ?
+		if s.dialect == Postgres {
+			if err := db.Exec("SET LOCAL statement_timeout = '10s'").Error; err != nil {
+				return err
+			}
+		}
+		return db.Raw(`WITH due AS MATERIALIZED (SELECT d.id FROM webhook_deliveries d
+				WHERE d.status = 'pending' AND d.next_attempt_at <= ?
 				AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.status = 'pending'
 					AND e.webhook_id = d.webhook_id AND e.kind = d.kind AND e.record_id = d.record_id AND e.id < d.id)
 				ORDER BY d.next_attempt_at, d.id LIMIT ?`+locking+`)
-			RETURNING *`, lease.UnixMilli(), now.UnixMilli(), limit).Scan(&out).Error
+			UPDATE webhook_deliveries SET next_attempt_at = ?, attempts = attempts + 1
+			WHERE id IN (SELECT id FROM due) AND status = 'pending'
+			RETURNING *`, now.UnixMilli(), limit, lease.UnixMilli()).Scan(&out).Error
 	})
 	return out, err
 }
