@@ -84,16 +84,29 @@ func (s *Store) writeEvents(events []*NewEvent) []error {
 // fails for one of them (a foreign key, a value the column refuses), it writes them one by one, so that each gets
 // its own answer; when the database is unavailable, all get that answer at once.
 func (s *Store) writeRound(round []*NewEvent, answers map[*NewEvent]error) {
-	err := s.insertEvents(round)
+	err := s.insertEventsAgainIfAborted(round)
 	for i, ne := range round {
 		answer := err
 		if err != nil && len(round) > 1 && !isUnavailable(err) {
-			answer = s.insertEvents(round[i : i+1])
+			answer = s.insertEventsAgainIfAborted(round[i : i+1])
 		}
 		if answer == nil && ne.Event.ID == 0 {
 			answer = ErrSlugTaken
 		}
 		answers[ne] = answer
+	}
+}
+
+// insertEventsAgainIfAborted runs insertEvents, and runs it again, up to maxTxAttempts times in all, while
+// PostgreSQL aborts it to break a deadlock or as a serialization failure (isRetryable): an aborted statement wrote
+// nothing. Such deadlocks happen when the links' foreign keys lock the venues, organizers and terms they name
+// while a write that deletes one of them holds its row and waits for the events it updates.
+func (s *Store) insertEventsAgainIfAborted(events []*NewEvent) error {
+	for attempt := 1; ; attempt++ {
+		err := s.insertEvents(events)
+		if err == nil || attempt == maxTxAttempts || !isRetryable(err) {
+			return err
+		}
 	}
 }
 
