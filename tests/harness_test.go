@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -112,7 +113,9 @@ func startApp(t *testing.T, cfg config.Config, migrate bool) *App {
 		t.Cleanup(func() { expectLinkListsMatchLinks(t, store) })
 		t.Cleanup(func() { expectKeptTotalsMatchEvents(t, store) })
 	}
-	app := controllers.NewApp(cfg, store, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	// Server errors (a 500's cause) go to the test's output; everything quieter is dropped.
+	errorsOnly := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	app := controllers.NewApp(cfg, store, errorsOnly)
 	return &App{t: t, Handler: routes.New(app), Store: store, Config: cfg, Table: routes.Table(app), API: app}
 }
 
