@@ -148,16 +148,7 @@ func startServer(t *testing.T, db string, extraEnv ...string) (addr string, stop
 		done <- run(ctx, nil, func(k string) string { return env[k] }, io.Discard, logWriter)
 		_ = logWriter.Close()
 	}()
-	listening := make(chan string, 1)
-	go func() {
-		scanner := bufio.NewScanner(logs)
-		for scanner.Scan() {
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(scanner.Bytes(), &line) == nil && line.Msg == "listening" {
-				listening <- line.Addr
-			}
-		}
-	}()
+	listening := listeningAddress(logs)
 	select {
 	case addr = <-listening:
 	case err := <-done:
@@ -536,4 +527,22 @@ func expectLoadContent(t *testing.T, lw *loadWrite, e map[string]any, venueID ui
 		organizers[0].(map[string]any)["organizer"] != lw.organizer() || venue == nil || uint64(venue["id"].(float64)) != venueID {
 		t.Errorf("%q is half-written: categories %v, organizers %v, venue %v", lw.title(), categories, organizers, e["venue"])
 	}
+}
+
+// listeningAddress reads the service's JSON log lines from logs, to their end, and sends the address of the first
+// "listening" line.
+func listeningAddress(logs io.Reader) <-chan string {
+	listening := make(chan string, 1)
+	go func() {
+		scanner := bufio.NewScanner(logs)
+		sent := false
+		for scanner.Scan() {
+			var line struct{ Msg, Addr string }
+			if !sent && json.Unmarshal(scanner.Bytes(), &line) == nil && line.Msg == "listening" {
+				listening <- line.Addr
+				sent = true
+			}
+		}
+	}()
+	return listening
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -47,16 +46,7 @@ func startKillable(t *testing.T, env ...string) (string, *exec.Cmd) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	listening := make(chan string, 1)
-	go func() {
-		scanner := bufio.NewScanner(stderr)
-		for scanner.Scan() {
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(scanner.Bytes(), &line) == nil && line.Msg == "listening" {
-				listening <- line.Addr
-			}
-		}
-	}()
+	listening := listeningAddress(stderr)
 	select {
 	case addr := <-listening:
 		return addr, cmd
