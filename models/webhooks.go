@@ -60,6 +60,19 @@ func (s *Store) Webhooks(ctx context.Context) ([]Webhook, error) {
 	return out, err
 }
 
+// WebhooksByID reads the subscriptions with these IDs, by ID; an ID with no subscription (deleted) is absent.
+func (s *Store) WebhooksByID(ctx context.Context, ids []uint64) (map[uint64]*Webhook, error) {
+	var list []Webhook
+	if err := s.db.WithContext(ctx).Where("id IN ?", ids).Find(&list).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]*Webhook, len(list))
+	for i := range list {
+		out[list[i].ID] = &list[i]
+	}
+	return out, nil
+}
+
 // Webhook reads one subscription.
 func (s *Store) Webhook(ctx context.Context, id uint64) (*Webhook, error) {
 	var w Webhook
@@ -268,13 +281,13 @@ func (s *Store) FinishDelivery(ctx context.Context, d *WebhookDelivery, status i
 	default:
 		values["next_attempt_at"] = next.UnixMilli()
 	}
-	return s.outsideVersion(ctx, func(db *gorm.DB) error {
-		q := db.Model(&WebhookDelivery{}).Where("id = ? AND status = ?", d.ID, DeliveryPending)
-		if !sent {
-			q = q.Where("attempts = ?", d.Attempts)
-		}
-		return q.Updates(values).Error
-	})
+	// One statement, outside any transaction (and so outside the data version): it is atomic by itself, and the
+	// sender records one outcome per delivery it sends.
+	q := s.db.WithContext(ctx).Model(&WebhookDelivery{}).Where("id = ? AND status = ?", d.ID, DeliveryPending)
+	if !sent {
+		q = q.Where("attempts = ?", d.Attempts)
+	}
+	return q.Updates(values).Error
 }
 
 // DeliveryQueue reports how many deliveries are pending and when the oldest of them was made (zero: none).

@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -88,7 +87,7 @@ func (s *WebhookSender) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{s.sent, s.failed, s.retried, s.depth, s.oldest}
 }
 
-// Wake makes the sender look for work now instead of at its next poll.
+// Wake makes the sender look for due deliveries now instead of at its next poll.
 func (s *WebhookSender) Wake() {
 	select {
 	case s.wake <- struct{}{}:
@@ -97,7 +96,9 @@ func (s *WebhookSender) Wake() {
 }
 
 // Run dispatches and sends until ctx ends, then waits for the attempts under way (each bounded by the timeout)
-// and returns. Claimed deliveries that an abrupt stop leaves unsent are claimed again once their lease ends.
+// and returns. Claimed deliveries that an abrupt stop leaves unsent are claimed again once their lease ends. New
+// changes are turned into deliveries at each poll; due deliveries are claimed at each poll and whenever an attempt
+// frees a slot or Wake is called, without a dispatch, which would cost a transaction per delivery sent.
 func (s *WebhookSender) Run(ctx context.Context) {
 	poll, concurrency := s.cfg.Poll, s.cfg.Concurrency
 	if poll <= 0 {
@@ -112,8 +113,10 @@ func (s *WebhookSender) Run(ctx context.Context) {
 	ticker := time.NewTicker(poll)
 	defer ticker.Stop()
 	lastGauge := time.Time{}
-	for {
-		s.dispatch(ctx)
+	for polled := true; ; {
+		if polled {
+			s.dispatch(ctx)
+		}
 		s.claimAndSend(ctx, slots, &inflight)
 		if time.Since(lastGauge) > 5*time.Second {
 			s.measure(ctx)
@@ -123,7 +126,9 @@ func (s *WebhookSender) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
+			polled = true
 		case <-s.wake:
+			polled = false
 		}
 	}
 }
@@ -144,7 +149,8 @@ func (s *WebhookSender) dispatch(ctx context.Context) {
 	}
 }
 
-// claimAndSend claims as many due deliveries as there are free slots and sends each in a goroutine of its own.
+// claimAndSend claims as many due deliveries as there are free slots, reads their subscriptions in one query, and
+// sends each in a goroutine of its own.
 func (s *WebhookSender) claimAndSend(ctx context.Context, slots chan struct{}, inflight *sync.WaitGroup) {
 	free := cap(slots) - len(slots)
 	if free == 0 || ctx.Err() != nil {
@@ -152,21 +158,48 @@ func (s *WebhookSender) claimAndSend(ctx context.Context, slots chan struct{}, i
 	}
 	now := time.Now()
 	deliveries, err := s.store.ClaimDeliveries(ctx, now, now.Add(s.lease()), free)
-	if err != nil {
-		if ctx.Err() == nil {
-			s.log.Warn("webhooks: claiming deliveries", "error", err)
+	if err == nil && len(deliveries) > 0 {
+		var subs map[uint64]*models.Webhook
+		if subs, err = s.store.WebhooksByID(ctx, subscriptionsOf(deliveries)); err == nil {
+			s.sendAll(deliveries, subs, now.Add(s.lease()-recordMargin), slots, inflight)
+			return
 		}
-		return
 	}
+	if err != nil && ctx.Err() == nil {
+		s.log.Warn("webhooks: claiming deliveries", "error", err) // claimed again when the lease ends
+	}
+}
+
+// sendAll sends each delivery to its subscription in a goroutine of its own, holding a slot until its outcome is
+// recorded. A delivery whose subscription was deleted meanwhile (with its deliveries) is left.
+func (s *WebhookSender) sendAll(deliveries []models.WebhookDelivery, subs map[uint64]*models.Webhook,
+	deadline time.Time, slots chan struct{}, inflight *sync.WaitGroup) {
 	for i := range deliveries {
 		d := deliveries[i]
+		sub := subs[d.WebhookID]
+		if sub == nil {
+			continue
+		}
 		slots <- struct{}{}
 		inflight.Add(1)
 		go func() {
 			defer func() { <-slots; inflight.Done(); s.Wake() }()
-			s.send(&d, now.Add(s.lease()-recordMargin))
+			s.send(&d, sub, deadline)
 		}()
 	}
+}
+
+// subscriptionsOf lists the distinct subscriptions of deliveries.
+func subscriptionsOf(deliveries []models.WebhookDelivery) []uint64 {
+	seen := map[uint64]bool{}
+	var ids []uint64
+	for _, d := range deliveries {
+		if !seen[d.WebhookID] {
+			seen[d.WebhookID] = true
+			ids = append(ids, d.WebhookID)
+		}
+	}
+	return ids
 }
 
 // A claim lasts an attempt's timeout and leaseMargin. The attempt, with the database reads before its request,
@@ -184,17 +217,9 @@ func (s *WebhookSender) lease() time.Duration {
 // send makes one attempt, which must end by deadline, and records its outcome. So an attempt never runs past the
 // lease of its claim, after which another instance may claim the delivery and send it again. It runs to its end
 // even while the service stops, so that no answered attempt goes unrecorded.
-func (s *WebhookSender) send(d *models.WebhookDelivery, deadline time.Time) {
+func (s *WebhookSender) send(d *models.WebhookDelivery, sub *models.Webhook, deadline time.Time) {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	sub, err := s.store.Webhook(ctx, d.WebhookID)
-	if errors.Is(err, models.ErrWebhookNotFound) {
-		return // deleted meanwhile, with its deliveries
-	}
-	if err != nil {
-		s.log.Warn("webhooks: reading a subscription", "webhook", d.WebhookID, "error", err)
-		return // claimed again when the lease ends
-	}
 	body := deliveryBody(d)
 	status, errText := s.post(ctx, sub, d, body)
 	now := time.Now()
