@@ -54,12 +54,14 @@ type options struct {
 	addr        string
 	dbName      string
 	webhooks    webhookOptions
+	seriesShare float64
 }
 
 func main() {
 	var o options
 	flag.StringVar(&o.db, "db", "postgres", "database: postgres or sqlite")
 	flag.IntVar(&o.events, "events", 100000, "number of events to seed")
+	flag.Float64Var(&o.seriesShare, "series-share", 0.33, "share of the seeded events that are occurrences of series (0: none)")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured time per scenario")
 	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured warm-up per scenario")
 	flag.IntVar(&o.connections, "connections", 32, "concurrent keep-alive connections")
@@ -82,6 +84,9 @@ func main() {
 			log.Fatal(err)
 		}
 		return
+	}
+	if o.seriesShare < 0 || o.seriesShare > 1 {
+		log.Fatalf("bench: -series-share %v is not a share between 0 and 1", o.seriesShare)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -440,7 +445,7 @@ func prepare(ctx context.Context, o options, dbURL string) (su setup, err error)
 	}
 	start := time.Now()
 	log.Printf("seeding %d events into %s", o.events, driver)
-	if err := seed(ctx, store, o.events, admin.ID); err != nil {
+	if err := seed(ctx, store, o.events, o.seriesShare, admin.ID); err != nil {
 		return su, err
 	}
 	su.seeded = time.Since(start)
@@ -466,7 +471,9 @@ func loadFixtures(ctx context.Context, store *models.Store) (fixtures, error) {
 	var f fixtures
 	db := store.DB().WithContext(ctx)
 	var sample []models.Event
-	if err := db.Select("id, slug").Where("status = ? AND password = ''", models.StatusPublish).
+	// The events other scenarios read, update and delete are single events, as before series were seeded: a write
+	// of an occurrence or a series record takes the series' paths, which the series scenarios measure.
+	if err := db.Select("id, slug").Where("series_id IS NULL AND status = ? AND password = ''", models.StatusPublish).
 		Order("id").Limit(5000).Find(&sample).Error; err != nil {
 		return f, err
 	}
@@ -489,7 +496,7 @@ func loadFixtures(ctx context.Context, store *models.Store) (fixtures, error) {
 	if err := db.Model(&models.Venue{}).Order("id").Pluck("id", &f.allVenueIDs).Error; err != nil {
 		return f, err
 	}
-	if err := db.Model(&models.Event{}).Where("status = ?", models.StatusPublish).Order("id DESC").
+	if err := db.Model(&models.Event{}).Where("series_id IS NULL AND status = ?", models.StatusPublish).Order("id DESC").
 		Limit(200000).Pluck("id", &f.deleteIDs).Error; err != nil {
 		return f, err
 	}
