@@ -158,6 +158,10 @@ func runBench(ctx context.Context, o options) error {
 		if o.only != "" && !selected(strings.Split(o.only, ","), sc.name) || o.only == "" && sc.optIn {
 			continue
 		}
+		if sc.unavailable != "" {
+			log.Printf("scenario %q skipped: %s", sc.name, sc.unavailable)
+			continue
+		}
 		if o.uncached {
 			if sc.name == uncachedCategoryAndVenue || sc.writer != nil || sc.custom != nil || strings.HasPrefix(sc.name, "mixed ") {
 				continue // the same as category + venue in this mode
@@ -465,6 +469,7 @@ type fixtures struct {
 	// allCategorySlugs and allVenueIDs are every category and venue, for the mixed readers.
 	allCategorySlugs []string
 	allVenueIDs      []uint64
+	series           seriesFixtures
 }
 
 func loadFixtures(ctx context.Context, store *models.Store) (fixtures, error) {
@@ -503,7 +508,9 @@ func loadFixtures(ctx context.Context, store *models.Store) (fixtures, error) {
 	if len(f.eventIDs) == 0 || len(f.categorySlugs) == 0 || len(f.venueIDs) == 0 {
 		return f, errors.New("the seeded database has no events, categories or venues to address")
 	}
-	return f, nil
+	var err error
+	f.series, err = loadSeriesFixtures(ctx, store)
+	return f, err
 }
 
 // scenarios is the fixed mix, in order.
@@ -545,6 +552,8 @@ func scenarios(f fixtures, token string) []scenario {
 		{name: "category + venue", next: func(w, _ int) request { return get(categoryAndVenue(w)) }},
 		// The same lists, each missing the response cache, which shows what the query path itself sustains.
 		scenario{name: uncachedCategoryAndVenue, next: func(w, _ int) request { return get(categoryAndVenue(w)) }}.uncached(),
+		collapsedList(),
+		seriesList(f, pick),
 		{name: "date window strict", next: func(int, int) request {
 			return get("/events?strict_dates=true&start_date=" + windowStart + "%2000:00:00&end_date=" + windowEnd + "%2023:59:59")
 		}},
@@ -577,6 +586,9 @@ func scenarios(f fixtures, token string) []scenario {
 		{name: "delete event", write: true, next: func(int, int) request {
 			return request{method: "DELETE", path: "/events/" + strconv.FormatUint(nextDelete(), 10), token: token}
 		}},
+		seriesCreate(f, token, run, pick),
+		seriesTitleUpdate(f, token, run),
+		seriesStartMove(f, token),
 	}
 }
 
