@@ -55,6 +55,7 @@ type options struct {
 	dbName      string
 	webhooks    webhookOptions
 	seriesShare float64
+	check       bool
 }
 
 func main() {
@@ -62,6 +63,7 @@ func main() {
 	flag.StringVar(&o.db, "db", "postgres", "database: postgres or sqlite")
 	flag.IntVar(&o.events, "events", 100000, "number of events to seed")
 	flag.Float64Var(&o.seriesShare, "series-share", 0.33, "share of the seeded events that are occurrences of series (0: none)")
+	flag.BoolVar(&o.check, "check", false, "check the seeded (or reused) database against the invariants the service's tests hold every database to, and stop at a violation")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured time per scenario")
 	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured warm-up per scenario")
 	flag.IntVar(&o.connections, "connections", 32, "concurrent keep-alive connections")
@@ -437,6 +439,11 @@ func prepare(ctx context.Context, o options, dbURL string) (su setup, err error)
 		if su.token, err = store.IssueToken(ctx, "bench"); err != nil {
 			return su, fmt.Errorf("-reuse needs a database kept by an earlier run with -keep: %w", err)
 		}
+		if o.check {
+			if err := checkSeeded(ctx, store); err != nil {
+				return su, err
+			}
+		}
 		su.fixtures, err = loadFixtures(ctx, store)
 		return su, err
 	}
@@ -454,6 +461,11 @@ func prepare(ctx context.Context, o options, dbURL string) (su setup, err error)
 	}
 	su.seeded = time.Since(start)
 	log.Printf("seeded in %s", su.seeded.Round(time.Millisecond))
+	if o.check {
+		if err := checkSeeded(ctx, store); err != nil {
+			return su, err
+		}
+	}
 	su.fixtures, err = loadFixtures(ctx, store)
 	return su, err
 }
