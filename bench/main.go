@@ -439,14 +439,22 @@ func prepare(ctx context.Context, o options, dbURL string) (su setup, err error)
 		if su.token, err = store.IssueToken(ctx, "bench"); err != nil {
 			return su, fmt.Errorf("-reuse needs a database kept by an earlier run with -keep: %w", err)
 		}
-		if o.check {
-			if err := checkSeeded(ctx, store); err != nil {
-				return su, err
-			}
-		}
-		su.fixtures, err = loadFixtures(ctx, store)
+	} else if su, err = seedFresh(ctx, o, store, su); err != nil {
 		return su, err
 	}
+	if o.check {
+		if err := checkSeeded(ctx, store); err != nil {
+			return su, err
+		}
+	}
+	su.fixtures, err = loadFixtures(ctx, store)
+	return su, err
+}
+
+// seedFresh creates the benchmark user in an empty database and seeds it; su gets the user's token and the time
+// seeding took.
+func seedFresh(ctx context.Context, o options, store *models.Store, su setup) (setup, error) {
+	var err error
 	if su.token, err = store.CreateUser(ctx, "bench", "Benchmark", models.RoleAdministrator); err != nil {
 		return su, err
 	}
@@ -455,19 +463,13 @@ func prepare(ctx context.Context, o options, dbURL string) (su setup, err error)
 		return su, err
 	}
 	start := time.Now()
-	log.Printf("seeding %d events into %s", o.events, driver)
+	log.Printf("seeding %d events into %s", o.events, store.Dialect())
 	if err := seed(ctx, store, o.events, o.seriesShare, admin.ID); err != nil {
 		return su, err
 	}
 	su.seeded = time.Since(start)
 	log.Printf("seeded in %s", su.seeded.Round(time.Millisecond))
-	if o.check {
-		if err := checkSeeded(ctx, store); err != nil {
-			return su, err
-		}
-	}
-	su.fixtures, err = loadFixtures(ctx, store)
-	return su, err
+	return su, nil
 }
 
 // fixtures are real records the scenarios address.
