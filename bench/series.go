@@ -119,8 +119,8 @@ func seriesStartMove(f fixtures, token string) scenario {
 	return sc
 }
 
-// seriesSlot is the series worker w writes in its i-th request: the workers take turns over the series, so that two
-// of them write the same series only when there are fewer series than workers.
+// seriesSlot is the series worker w writes in its i-th request: the workers take turns over the series, and at the
+// same step no two of them write the same series unless there are fewer series than workers.
 func seriesSlot(w, i, n int) int { return (i*seriesWriters + w) % n }
 
 // collapsedListConnections is how many clients ask for the collapsed list at a time: each answer ranks every listed
