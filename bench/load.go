@@ -43,14 +43,19 @@ type scenario struct {
 	custom func(ctx context.Context, g *loadGenerator) ([]Result, error)
 	// optIn leaves the scenario out of a run without -only (it takes long).
 	optIn bool
+	// unavailable, when set, says why the scenario cannot run on this database (it has nothing to address).
+	unavailable string
+	// distinct marks a scenario whose reads uncached made distinct already.
+	distinct bool
 }
 
 // uncached returns the scenario with a parameter the service ignores added to each of its reads, different for
 // every request: no answer comes from the response cache, as none does while writes keep moving the data version.
 func (sc scenario) uncached() scenario {
-	if sc.write {
+	if sc.write || sc.distinct || sc.next == nil {
 		return sc
 	}
+	sc.distinct = true
 	next := sc.next
 	sc.next = func(w, i int) request {
 		r := next(w, i)

@@ -54,12 +54,16 @@ type options struct {
 	addr        string
 	dbName      string
 	webhooks    webhookOptions
+	seriesShare float64
+	check       bool
 }
 
 func main() {
 	var o options
 	flag.StringVar(&o.db, "db", "postgres", "database: postgres or sqlite")
 	flag.IntVar(&o.events, "events", 100000, "number of events to seed")
+	flag.Float64Var(&o.seriesShare, "series-share", 0.33, "share of the seeded events that are occurrences of series (0: none)")
+	flag.BoolVar(&o.check, "check", false, "check the seeded (or reused) database against the invariants the service's tests hold every database to, and stop at a violation")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured time per scenario")
 	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured warm-up per scenario")
 	flag.IntVar(&o.connections, "connections", 32, "concurrent keep-alive connections")
@@ -82,6 +86,9 @@ func main() {
 			log.Fatal(err)
 		}
 		return
+	}
+	if o.seriesShare < 0 || o.seriesShare > 1 {
+		log.Fatalf("bench: -series-share %v is not a share between 0 and 1", o.seriesShare)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -151,6 +158,10 @@ func runBench(ctx context.Context, o options) error {
 	all = append(all, hooks.scenarios(scenarioNamed(all, "create event linked"))...)
 	for _, sc := range all {
 		if o.only != "" && !selected(strings.Split(o.only, ","), sc.name) || o.only == "" && sc.optIn {
+			continue
+		}
+		if sc.unavailable != "" {
+			log.Printf("scenario %q skipped: %s", sc.name, sc.unavailable)
 			continue
 		}
 		if o.uncached {
@@ -428,9 +439,22 @@ func prepare(ctx context.Context, o options, dbURL string) (su setup, err error)
 		if su.token, err = store.IssueToken(ctx, "bench"); err != nil {
 			return su, fmt.Errorf("-reuse needs a database kept by an earlier run with -keep: %w", err)
 		}
-		su.fixtures, err = loadFixtures(ctx, store)
+	} else if su, err = seedFresh(ctx, o, store, su); err != nil {
 		return su, err
 	}
+	if o.check {
+		if err := checkSeeded(ctx, store); err != nil {
+			return su, err
+		}
+	}
+	su.fixtures, err = loadFixtures(ctx, store)
+	return su, err
+}
+
+// seedFresh creates the benchmark user in an empty database and seeds it; su gets the user's token and the time
+// seeding took.
+func seedFresh(ctx context.Context, o options, store *models.Store, su setup) (setup, error) {
+	var err error
 	if su.token, err = store.CreateUser(ctx, "bench", "Benchmark", models.RoleAdministrator); err != nil {
 		return su, err
 	}
@@ -439,14 +463,13 @@ func prepare(ctx context.Context, o options, dbURL string) (su setup, err error)
 		return su, err
 	}
 	start := time.Now()
-	log.Printf("seeding %d events into %s", o.events, driver)
-	if err := seed(ctx, store, o.events, admin.ID); err != nil {
+	log.Printf("seeding %d events into %s", o.events, store.Dialect())
+	if err := seed(ctx, store, o.events, o.seriesShare, admin.ID); err != nil {
 		return su, err
 	}
 	su.seeded = time.Since(start)
 	log.Printf("seeded in %s", su.seeded.Round(time.Millisecond))
-	su.fixtures, err = loadFixtures(ctx, store)
-	return su, err
+	return su, nil
 }
 
 // fixtures are real records the scenarios address.
@@ -460,13 +483,16 @@ type fixtures struct {
 	// allCategorySlugs and allVenueIDs are every category and venue, for the mixed readers.
 	allCategorySlugs []string
 	allVenueIDs      []uint64
+	series           seriesFixtures
 }
 
 func loadFixtures(ctx context.Context, store *models.Store) (fixtures, error) {
 	var f fixtures
 	db := store.DB().WithContext(ctx)
 	var sample []models.Event
-	if err := db.Select("id, slug").Where("status = ? AND password = ''", models.StatusPublish).
+	// The events other scenarios read, update and delete are single events, as before series were seeded: a write
+	// of an occurrence or a series record takes the series' paths, which the series scenarios measure.
+	if err := db.Select("id, slug").Where("series_id IS NULL AND status = ? AND password = ''", models.StatusPublish).
 		Order("id").Limit(5000).Find(&sample).Error; err != nil {
 		return f, err
 	}
@@ -489,14 +515,16 @@ func loadFixtures(ctx context.Context, store *models.Store) (fixtures, error) {
 	if err := db.Model(&models.Venue{}).Order("id").Pluck("id", &f.allVenueIDs).Error; err != nil {
 		return f, err
 	}
-	if err := db.Model(&models.Event{}).Where("status = ?", models.StatusPublish).Order("id DESC").
+	if err := db.Model(&models.Event{}).Where("series_id IS NULL AND status = ?", models.StatusPublish).Order("id DESC").
 		Limit(200000).Pluck("id", &f.deleteIDs).Error; err != nil {
 		return f, err
 	}
 	if len(f.eventIDs) == 0 || len(f.categorySlugs) == 0 || len(f.venueIDs) == 0 {
 		return f, errors.New("the seeded database has no events, categories or venues to address")
 	}
-	return f, nil
+	var err error
+	f.series, err = loadSeriesFixtures(ctx, store)
+	return f, err
 }
 
 // scenarios is the fixed mix, in order.
@@ -538,6 +566,8 @@ func scenarios(f fixtures, token string) []scenario {
 		{name: "category + venue", next: func(w, _ int) request { return get(categoryAndVenue(w)) }},
 		// The same lists, each missing the response cache, which shows what the query path itself sustains.
 		scenario{name: uncachedCategoryAndVenue, next: func(w, _ int) request { return get(categoryAndVenue(w)) }}.uncached(),
+		collapsedList(),
+		seriesList(f, pick),
 		{name: "date window strict", next: func(int, int) request {
 			return get("/events?strict_dates=true&start_date=" + windowStart + "%2000:00:00&end_date=" + windowEnd + "%2023:59:59")
 		}},
@@ -570,6 +600,9 @@ func scenarios(f fixtures, token string) []scenario {
 		{name: "delete event", write: true, next: func(int, int) request {
 			return request{method: "DELETE", path: "/events/" + strconv.FormatUint(nextDelete(), 10), token: token}
 		}},
+		seriesCreate(f, token, run, pick),
+		seriesTitleUpdate(f, token, run),
+		seriesStartMove(f, token),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"log"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -60,8 +61,13 @@ type seeder struct {
 	categoryCounts, tagCounts map[uint64]int64
 }
 
-// seed writes the venues, organizers, categories, tags and n events, and the term counts.
-func seed(ctx context.Context, store *models.Store, n int, authorID uint64) error {
+// seed writes the venues, organizers, categories, tags and n events (a share of them occurrences of series), and
+// the term counts.
+func seed(ctx context.Context, store *models.Store, n int, seriesShare float64, authorID uint64) error {
+	plan, err := newSeriesPlan(n, seriesShare)
+	if err != nil {
+		return err
+	}
 	// One INSERT may carry 65,535 values on PostgreSQL but only 32,766 on SQLite: rows per INSERT are sized for that.
 	rowsPerInsert := seedBatch
 	if store.Dialect() == models.SQLite {
@@ -75,7 +81,7 @@ func seed(ctx context.Context, store *models.Store, n int, authorID uint64) erro
 		fn   func() error
 	}{
 		{"venues", s.venues}, {"organizers", s.organizers}, {"categories", s.categories}, {"tags", s.tags},
-		{"events", func() error { return s.events(ctx, n) }}, {"sequences and counts", func() error { return s.finish(store) }},
+		{"events", func() error { return s.events(ctx, plan) }}, {"sequences and counts", func() error { return s.finish(store) }},
 	}
 	for _, step := range steps {
 		start := time.Now()
@@ -167,36 +173,46 @@ func (s *seeder) tags() error {
 	return s.db.Omit(clause.Associations).Create(&rows).Error
 }
 
-// eventBatch is one batch of events with their links.
+// eventBatch is one batch of events with their links, and the series rows of the series records among them.
 type eventBatch struct {
-	events     []models.Event
-	venues     []models.EventVenue
-	organizers []models.EventOrganizer
-	cats       []models.EventCategory
-	tags       []models.EventTag
-	pairs      []models.EventVenueCategory
+	events      []models.Event
+	series      []models.EventSeries
+	occurrences []models.EventOccurrence
+	venues      []models.EventVenue
+	organizers  []models.EventOrganizer
+	cats        []models.EventCategory
+	tags        []models.EventTag
+	pairs       []models.EventVenueCategory
 }
 
-// events writes n events spread over three years (one year back, two ahead), each with 1 venue, 1–3
-// organizers, 1–3 categories and 0–4 tags, in batches so memory stays bounded: one goroutine makes the next
+// events writes the plan's events spread over three years (one year back, two ahead), each with 1 venue, 1–3
+// organizers, 1–3 categories and 0–4 tags (an occurrence has its series'), and the plan's series, in batches so
+// memory stays bounded: one goroutine makes the next
 // batches while this one writes, each batch in its own transaction. On PostgreSQL the batches fire no trigger (see
 // writeBatch), the counts those keep are computed once after the load (RebuildKeptCounts), and the secondary
 // indexes of the tables written are dropped first and built again last, as bulk loads do (building an index once
 // is far cheaper than updating it, trigram indexes above all, for every row).
-func (s *seeder) events(ctx context.Context, n int) error {
+func (s *seeder) events(ctx context.Context, plan *seriesPlan) error {
 	rebuild, err := s.dropIndexes("events", "event_venues", "event_organizers", "event_categories", "event_tags",
-		"event_venue_categories")
+		"event_venue_categories", "event_series", "event_occurrences")
 	if err != nil {
 		return err
 	}
 	batches := make(chan eventBatch, 2)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var planErr error // set before batches closes, read after the writers saw it closed
 	go func() {
 		defer close(batches)
-		for start := 1; start <= n; start += seedBatch {
+		for !plan.done() {
+			b, err := s.eventBatch(plan)
+			if err != nil {
+				planErr = err
+				cancel()
+				return
+			}
 			select {
-			case batches <- s.eventBatch(start, min(start+seedBatch-1, n)):
+			case batches <- b:
 			case <-ctx.Done():
 				return
 			}
@@ -212,7 +228,8 @@ func (s *seeder) events(ctx context.Context, n int) error {
 					cancel()
 					return err
 				}
-				if w := written.Add(int64(len(b.events))); w%(100*seedBatch) == 0 {
+				n := int64(len(b.events))
+				if w := written.Add(n); w/(100*seedBatch) != (w-n)/(100*seedBatch) {
 					log.Printf("  %d events", w)
 				}
 			}
@@ -222,6 +239,11 @@ func (s *seeder) events(ctx context.Context, n int) error {
 	if err := writers.Wait(); err != nil {
 		return err
 	}
+	if planErr != nil {
+		return planErr
+	}
+	log.Printf("  %d single events, %d occurrences of series (and their series records)", plan.made-plan.occurrences,
+		plan.occurrences)
 	start := time.Now()
 	if err := s.store.RebuildKeptCounts(ctx); err != nil {
 		return err
@@ -245,7 +267,10 @@ func (s *seeder) writeBatch(ctx context.Context, b eventBatch) error {
 				return fmt.Errorf("bypassing triggers needs a superuser (-pg): %w", err)
 			}
 		}
-		for _, rows := range []any{&b.events, &b.venues, &b.organizers, &b.cats, &b.tags, &b.pairs} {
+		for _, rows := range []any{&b.events, &b.series, &b.occurrences, &b.venues, &b.organizers, &b.cats, &b.tags, &b.pairs} {
+			if reflect.ValueOf(rows).Elem().Len() == 0 {
+				continue // a batch without series
+			}
 			if err := tx.Omit(clause.Associations).Create(rows).Error; err != nil {
 				return err
 			}
@@ -254,38 +279,64 @@ func (s *seeder) writeBatch(ctx context.Context, b eventBatch) error {
 	})
 }
 
-// eventBatch makes the events with IDs first..last and their links.
-func (s *seeder) eventBatch(first, last int) eventBatch {
+// eventBatch makes the plan's next events with their links: about seedBatch of them (a series is never split
+// between batches), single events and series interleaved as the plan says.
+func (s *seeder) eventBatch(plan *seriesPlan) (eventBatch, error) {
 	span := 3 * 365 * 24 * time.Hour
 	from := s.now.Add(-365 * 24 * time.Hour)
-	b := eventBatch{events: make([]models.Event, 0, last-first+1)}
-	for id := first; id <= last; id++ {
-		e := s.event(uint64(id), from.Add(time.Duration(s.rng.Int64N(int64(span))).Truncate(15*time.Minute)))
-		venue := uint64(1 + s.rng.IntN(seedVenues))
-		b.venues = append(b.venues, models.EventVenue{EventID: e.ID, VenueID: venue})
-		organizers := s.distinct(1+s.rng.IntN(3), seedOrganizers)
-		for p, o := range organizers {
-			b.organizers = append(b.organizers, models.EventOrganizer{EventID: e.ID, OrganizerID: o, Position: p})
+	b := eventBatch{events: make([]models.Event, 0, seedBatch)}
+	for len(b.events) < seedBatch && !plan.done() {
+		start := from.Add(time.Duration(s.rng.Int64N(int64(span))).Truncate(15 * time.Minute))
+		if !plan.seriesNext() {
+			s.addEvent(&b, s.event(plan.takeID(), start), s.links())
+			plan.made++
+			continue
 		}
-		published := int64(0)
-		if e.Status == models.StatusPublish {
-			published = 1
+		ser, err := s.series(plan, start)
+		if err != nil {
+			return b, err
 		}
-		cats := s.distinct(1+s.rng.IntN(3), seedTopCats*(seedChildCats+1))
-		for _, c := range cats {
-			b.cats = append(b.cats, models.EventCategory{EventID: e.ID, CategoryID: c})
-			s.categoryCounts[c] += published
-		}
-		b.pairs = append(b.pairs, models.EventVenueCategories(e.ID, []uint64{venue}, cats)...)
-		tags := s.distinct(s.rng.IntN(5), seedTags)
-		for _, t := range tags {
-			b.tags = append(b.tags, models.EventTag{EventID: e.ID, TagID: t})
-			s.tagCounts[t] += published
-		}
-		e.SetLinkLists([]uint64{venue}, organizers, cats, tags)
-		b.events = append(b.events, e)
+		s.addSeries(&b, ser)
+		plan.made += len(ser.occurrences)
+		plan.occurrences += len(ser.occurrences)
 	}
-	return b
+	return b, nil
+}
+
+// addEvent adds an event with its links to the batch, and counts it for its categories and tags when published.
+func (s *seeder) addEvent(b *eventBatch, e models.Event, l seededLinks) {
+	for p, v := range l.venues {
+		b.venues = append(b.venues, models.EventVenue{EventID: e.ID, VenueID: v, Position: p})
+	}
+	for p, o := range l.organizers {
+		b.organizers = append(b.organizers, models.EventOrganizer{EventID: e.ID, OrganizerID: o, Position: p})
+	}
+	published := int64(0)
+	if e.Status == models.StatusPublish {
+		published = 1
+	}
+	for _, c := range l.categories {
+		b.cats = append(b.cats, models.EventCategory{EventID: e.ID, CategoryID: c})
+		s.categoryCounts[c] += published
+	}
+	for _, t := range l.tags {
+		b.tags = append(b.tags, models.EventTag{EventID: e.ID, TagID: t})
+		s.tagCounts[t] += published
+	}
+	b.pairs = append(b.pairs, models.EventVenueCategories(e.ID, l.venues, l.categories)...)
+	e.SetLinkLists(l.venues, l.organizers, l.categories, l.tags)
+	b.events = append(b.events, e)
+}
+
+// addSeries adds a series to the batch: its record (no links: they are its series row's lists), its series row,
+// and its occurrences with their links and occurrence rows.
+func (s *seeder) addSeries(b *eventBatch, ser seededSeries) {
+	b.events = append(b.events, ser.record)
+	b.series = append(b.series, ser.series)
+	for _, o := range ser.occurrences {
+		s.addEvent(b, o, ser.links)
+	}
+	b.occurrences = append(b.occurrences, ser.rows...)
 }
 
 // dropIndexes drops the indexes of tables that no constraint owns (PostgreSQL; SQLite keeps them) and returns
