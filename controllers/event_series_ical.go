@@ -32,20 +32,25 @@ func (s eventShaper) seriesVEvent(w *ical.Writer, e *models.Event) *ics.VEvent {
 			continue
 		}
 		// RDATE and EXDATE values are naive in the series' zone (or dates): they take the zone DTSTART takes.
-		prop, text := icalDateList(w, e, name, value)
-		ev.SetProperty(prop, text)
+		prop, text, params := icalDateList(w, e, name, value)
+		ev.SetProperty(prop, text, params...)
 	}
 	return ev
 }
 
 // icalDateList writes an RDATE or EXDATE line (name possibly with ;VALUE=DATE) as DTSTART is written for e: dates
-// as they are, date-times with the event's TZID, or in UTC when DTSTART is.
-func icalDateList(w *ical.Writer, e *models.Event, name, value string) (ics.ComponentProperty, string) {
-	if strings.Contains(name, "VALUE=DATE") {
-		return ics.ComponentProperty(name), value
+// as they are, date-times with the event's TZID, or in UTC when DTSTART is. The parameters go apart from the
+// name, so that the writer knows the property and leaves the commas between its values unescaped (escaped, as
+// in text, they would make the list one value that parsers misread).
+func icalDateList(w *ical.Writer, e *models.Event, name, value string) (ics.ComponentProperty, string,
+	[]ics.PropertyParameter) {
+	base, params, _ := strings.Cut(name, ";")
+	prop := ics.ComponentProperty(base)
+	if params == "VALUE=DATE" {
+		return prop, value, []ics.PropertyParameter{ics.WithValue(string(ics.ValueDataTypeDate))}
 	}
 	if tzid, ok := zoneOfDTStart(w, e); ok {
-		return ical.WithParams(ics.ComponentProperty(name), "TZID", tzid), value
+		return prop, value, []ics.PropertyParameter{ics.WithTZID(tzid)}
 	}
 	loc := eventLocation(e.Timezone)
 	values := strings.Split(value, ",")
@@ -54,7 +59,7 @@ func icalDateList(w *ical.Writer, e *models.Event, name, value string) (ics.Comp
 			values[i] = t.UTC().Format("20060102T150405Z")
 		}
 	}
-	return ics.ComponentProperty(name), strings.Join(values, ",")
+	return prop, strings.Join(values, ","), nil
 }
 
 // zoneOfDTStart tells the TZID e's DTSTART was written with, if any.
