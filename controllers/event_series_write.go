@@ -283,8 +283,8 @@ func (ec *EventController) updateSeries(tx *models.Store, e *models.Event, w *ev
 	var err error
 	if w.in.Recurrence.Set {
 		set, err = ec.parseSeries(e, w.in.Recurrence.V.Lines, w.now)
-	} else {
-		set, err = ser.Rule(e)
+	} else if set, err = ser.Rule(e); err == nil {
+		set = set.MoveDates(prev.StartUTC) // the added and cancelled dates move with the occurrences
 	}
 	if err != nil {
 		return err

@@ -267,3 +267,45 @@ func TestASeriesCanBeEndedAndAnEventMadeASeries(t *testing.T) {
 		t.Errorf("listed %v, want the 3 occurrences", got)
 	}
 }
+
+// TestMovingASeriesMovesItsAddedAndCancelledDates: the dates a series adds (RDATE) and cancels (EXDATE, given or
+// made by deleting an occurrence) move with its occurrences when its start moves, in the list, in the record's
+// recurrence and in the feed: a cancelled date does not come back.
+func TestMovingASeriesMovesItsAddedAndCancelledDates(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, token, weeklyClass("recurrence", []string{"RRULE:FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10",
+		"RDATE:20270306T180000", "EXDATE:20270309T180000"}))
+	id := int(idOf(t, series))
+	occ := app.seriesList(t, id, "")
+	app.Do(Request{Method: http.MethodDelete, Path: eventPath(occ[5]), Token: token}).ExpectStatus(t, http.StatusOK)
+	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"start_date": "2027-03-02 19:00",
+		"end_date": "2027-03-02 20:30"})
+
+	var days []string
+	for _, o := range app.seriesList(t, id, "") {
+		day, clock, _ := strings.Cut(o["start_date"].(string), " ")
+		if clock != "19:00:00" {
+			t.Errorf("occurrence %v starts at %s", o["id"], clock)
+		}
+		days = append(days, day)
+	}
+	want := "2027-03-02 2027-03-04 2027-03-06 2027-03-11 2027-03-16 2027-03-23 2027-03-25 2027-03-30 2027-04-01"
+	if got := strings.Join(days, " "); got != want {
+		t.Errorf("occurrences after the move on %s, want %s", got, want)
+	}
+	record := app.Get(eventPath(series)).ExpectStatus(t, http.StatusOK).JSON(t)
+	wantLines := "[RRULE:FREQ=WEEKLY;COUNT=10;BYDAY=TU,TH RDATE:20270306T190000 EXDATE:20270309T190000,20270318T190000]"
+	if got := fmt.Sprint(record["recurrence"]); got != wantLines {
+		t.Errorf("recurrence after the move: %s, want %s", got, wantLines)
+	}
+	feed := app.Get(eventPath(series)+".ics").ExpectStatus(t, http.StatusOK).Body
+	var expanded []string
+	for _, e := range expandICalJS(t, feed, "2028-01-01") {
+		expanded = append(expanded, e.Start[:10])
+	}
+	if got := strings.Join(expanded, " "); got != want {
+		t.Errorf("ical.js expands the feed to %s, want %s", got, want)
+	}
+}

@@ -75,3 +75,28 @@ func (s step) apply(t time.Time) time.Time {
 	secs := int((clockOf(t) + s.clock) / time.Second)
 	return fixAmbiguous(time.Date(y, m, d+s.days, 0, 0, secs, 0, t.Location()))
 }
+
+// MoveDates returns s with its RDATE and EXDATE values moved by the wall-clock step that takes oldStart, the
+// series' first occurrence before a move, to s's: what the move does to every occurrence (Match), it does to the
+// dates the series adds and cancels, so that an occurrence cancelled at 18:00 stays cancelled once the series
+// moves to 19:00 instead of coming back, and an added date moves with the others.
+func (s *Set) MoveDates(oldStart time.Time) *Set {
+	loc := s.start.Location()
+	shift := wallShift(oldStart.In(loc), s.start)
+	if shift == (step{}) {
+		return s
+	}
+	moved := *s
+	moved.rdates = shift.applyAll(s.rdates, loc)
+	moved.exdates = shift.applyAll(s.exdates, loc)
+	return &moved
+}
+
+// applyAll moves each of ts, read in loc, by the step.
+func (s step) applyAll(ts []time.Time, loc *time.Location) []time.Time {
+	out := make([]time.Time, len(ts))
+	for i, t := range ts {
+		out[i] = s.apply(t.In(loc))
+	}
+	return sortedUnique(out)
+}
