@@ -353,15 +353,17 @@ func (s *Store) EventsByIDs(ids []uint64) ([]Event, error) {
 }
 
 // CollapseSeries keeps, of each series, only its first occurrence (by start, then ID) among the events that pass
-// scopes (the list's other filters); single events are kept. It is one subquery with a window function over the
-// filtered events, so the page and its total stay one query each.
+// scopes (the list's other filters); single events are kept. The first occurrences are ranked by a window function
+// over the occurrences that pass the filters alone, partitioned by series (the series index gives that order), and
+// single events pass without a lookup: the set looked up holds one ID per series listed, so the page and its total
+// stay one query each and the single events of the window are never ranked.
 func CollapseSeries(scopes []Scope) Scope {
 	return func(db *gorm.DB) *gorm.DB {
 		ranked := db.Session(&gorm.Session{NewDB: true}).Model(&Event{}).
-			Select("events.id, ROW_NUMBER() OVER (PARTITION BY COALESCE(events.series_id, events.id) ORDER BY " +
-				eventOrder + ") AS rn").Scopes(scopes...)
+			Select("events.id, ROW_NUMBER() OVER (PARTITION BY events.series_id ORDER BY " + eventOrder + ") AS rn").
+			Scopes(scopes...).Where("events.series_id IS NOT NULL")
 		first := db.Session(&gorm.Session{NewDB: true}).Table("(?) AS ranked", ranked).Select("ranked.id").Where("ranked.rn = 1")
-		return db.Where("events.id IN (?)", first)
+		return db.Where("(events.series_id IS NULL OR events.id IN (?))", first)
 	}
 }
 
