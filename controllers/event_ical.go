@@ -38,7 +38,10 @@ const FeedDoc = "An iCalendar (RFC 5545) feed to subscribe to: the events GET /e
 	"text of the description (else of the excerpt), LOCATION the first venue's name and address, GEO its " +
 	"coordinates, URL the event's page, CATEGORIES its categories (one property each), ORGANIZER the first " +
 	"organizer (CN its name; mailto: its e-mail, else its page), STATUS CONFIRMED for published and private " +
-	"events, TENTATIVE for future, pending and drafts, CANCELLED for trashed ones (status=trash). Password-" +
+	"events, TENTATIVE for future, pending and drafts, CANCELLED for trashed ones (status=trash). A series is " +
+	"one VEVENT, its record's (UID event-{series id}@{host}), with its RRULE, RDATE and EXDATE and one more " +
+	"EXDATE for the occurrences the caller may not list, and an occurrence edited on its own one VEVENT with " +
+	"that UID and RECURRENCE-ID its original start. Password-" +
 	"protected events are redacted as lists redact them, for callers who cannot edit them: title, dates (as " +
 	"date-times: all_day is hidden too), page and status stay; description, location, coordinates, categories " +
 	"and organizer go; a protected venue or organizer shows only its name. The feed is streamed in batches " +
@@ -147,7 +150,7 @@ func (ec *EventController) feed(c *gin.Context, in *EventFilters) error {
 func (ec *EventController) streamEvents(c *gin.Context, w *ical.Writer, shaper eventShaper, reader *feedReader,
 	batch []models.Event) {
 	seen := map[uint64]bool{}
-	series := &seriesWriter{store: reader.store, written: map[uint64]bool{}}
+	series := &seriesWriter{store: reader.store, reader: shaper.viewer.User, written: map[uint64]bool{}}
 	for len(batch) > 0 && w.Err() == nil {
 		fresh := batch[:0]
 		for i := range batch {

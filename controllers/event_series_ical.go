@@ -22,8 +22,9 @@ func (s eventShaper) seriesUID(id uint64) string {
 	return "event-" + strconv.FormatUint(id, 10) + "@" + uidHost(s.site)
 }
 
-// seriesVEvent is the VEVENT of series record e: the series' own VEVENT with its rule.
-func (s eventShaper) seriesVEvent(w *ical.Writer, e *models.Event) *ics.VEvent {
+// seriesVEvent is the VEVENT of series record e: the series' own VEVENT with its rule, and one more EXDATE line
+// for hidden, the original starts of the occurrences the feed's reader may not see.
+func (s eventShaper) seriesVEvent(w *ical.Writer, e *models.Event, hidden []time.Time) *ics.VEvent {
 	ev := s.vevent(w, e)
 	for _, line := range e.Series.Lines() {
 		name, value, _ := strings.Cut(line, ":")
@@ -35,7 +36,27 @@ func (s eventShaper) seriesVEvent(w *ical.Writer, e *models.Event) *ics.VEvent {
 		prop, text, params := icalDateList(w, e, name, value)
 		ev.SetProperty(prop, text, params...)
 	}
+	if len(hidden) > 0 {
+		name, value := hiddenExdates(e, hidden)
+		prop, text, params := icalDateList(w, e, name, value)
+		ev.AddProperty(prop, text, params...)
+	}
 	return ev
+}
+
+// hiddenExdates is the name and value of an EXDATE line of series record e for the original starts hidden, in the
+// form of the series' own lines: dates for an all-day series, naive date-times in its zone otherwise.
+func hiddenExdates(e *models.Event, hidden []time.Time) (string, string) {
+	name, layout := "EXDATE", "20060102T150405"
+	if e.AllDay {
+		name, layout = "EXDATE;VALUE=DATE", "20060102"
+	}
+	loc := eventLocation(e.Timezone)
+	values := make([]string, len(hidden))
+	for i, t := range hidden {
+		values[i] = t.In(loc).Format(layout)
+	}
+	return name, strings.Join(values, ",")
 }
 
 // icalDateList writes an RDATE or EXDATE line (name possibly with ;VALUE=DATE) as DTSTART is written for e: dates
@@ -96,6 +117,7 @@ func (s eventShaper) exceptionVEvent(w *ical.Writer, e *models.Event) *ics.VEven
 // in the feed, and the occurrences edited on their own.
 type seriesWriter struct {
 	store   *models.Store
+	reader  *models.User
 	written map[uint64]bool
 }
 
@@ -114,6 +136,10 @@ func (sw *seriesWriter) events(w *ical.Writer, shaper eventShaper, batch []model
 	if err == nil {
 		err = sw.store.LoadEventLinks(records)
 	}
+	var hidden map[uint64][]time.Time
+	if err == nil {
+		hidden, err = sw.store.HiddenOccurrenceStarts(missing, sw.reader)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +156,7 @@ func (sw *seriesWriter) events(w *ical.Writer, shaper eventShaper, batch []model
 		}
 		if r := byID[e.Occurrence.SeriesID]; r != nil && r.Series != nil && !sw.written[r.ID] {
 			sw.written[r.ID] = true
-			out = append(out, shaper.seriesVEvent(w, r))
+			out = append(out, shaper.seriesVEvent(w, r, hidden[r.ID]))
 		}
 		if e.Occurrence.IsException() {
 			out = append(out, shaper.exceptionVEvent(w, e))
@@ -168,13 +194,17 @@ func (ec *EventController) writeSeriesICal(c *gin.Context, shaper eventShaper, e
 	if err == nil {
 		err = store.LoadEventLinks(exceptions)
 	}
+	var hidden map[uint64][]time.Time
+	if err == nil {
+		hidden, err = store.HiddenOccurrenceStarts([]uint64{e.ID}, shaper.viewer.User)
+	}
 	if err != nil {
 		return err
 	}
 	w := ical.NewWriter(c.Writer)
 	w.Begin(ical.Calendar().CalendarProperties,
 		icalZones([]models.FeedZone{{Timezone: e.Timezone, First: e.StartUTC, Last: last, Events: 1}}))
-	w.Event(shaper.seriesVEvent(w, e))
+	w.Event(shaper.seriesVEvent(w, e, hidden[e.ID]))
 	for i := range exceptions {
 		w.Event(shaper.exceptionVEvent(w, &exceptions[i]))
 	}

@@ -278,6 +278,40 @@ func (s *Store) SeriesOccurrenceEvents(seriesID uint64) ([]Event, error) {
 		seriesID, seriesID), 16)
 }
 
+// HiddenOccurrenceStarts returns, by series, the original starts of the occurrences of series that reader may not
+// read (EventsVisibleTo): a draft, a private or a pending occurrence of another author. A series' rule still
+// produces them, so a feed written for reader excludes them (EXDATE) rather than show, under the series' fields, a
+// date it may not see. Occurrences in the trash are left out: cancelling one already gave the series its EXDATE.
+func (s *Store) HiddenOccurrenceStarts(series []uint64, reader *User) (map[uint64][]time.Time, error) {
+	if len(series) == 0 {
+		return nil, nil
+	}
+	var all []EventOccurrence
+	if err := s.db.Table("event_occurrences").Joins("JOIN events ON events.id = event_occurrences.event_id").
+		Where("event_occurrences.series_id IN ? AND events.status <> ?", series, StatusTrash).
+		Order("event_occurrences.series_id, event_occurrences.recurrence_id").
+		Select("event_occurrences.*").Find(&all).Error; err != nil {
+		return nil, err
+	}
+	var visible []uint64
+	if err := s.db.Model(&Event{}).Scopes(EventsVisibleTo(reader)).
+		Where("events.series_id IN ? AND events.status <> ?", series, StatusTrash).
+		Pluck("events.id", &visible).Error; err != nil {
+		return nil, err
+	}
+	readable := make(map[uint64]bool, len(visible))
+	for _, id := range visible {
+		readable[id] = true
+	}
+	hidden := map[uint64][]time.Time{}
+	for _, o := range all {
+		if !readable[o.EventID] {
+			hidden[o.SeriesID] = append(hidden[o.SeriesID], o.RecurrenceID)
+		}
+	}
+	return hidden, nil
+}
+
 // LockSeriesOccurrences is SeriesOccurrenceEvents for changing the occurrences in the current transaction, which
 // holds the series record's lock (LockEvent): on PostgreSQL their rows are locked first, in ID order (as
 // unlinkEvents locks events), and read after the locks. A write of one occurrence that committed meanwhile is then

@@ -106,3 +106,40 @@ func TestAFeedExpandedByICalJSEqualsTheListOccurrenceByOccurrence(t *testing.T) 
 		t.Errorf("the edited occurrence is titled %v", list[3]["title"])
 	}
 }
+
+// TestAFeedLeavesOutTheOccurrencesItsReaderMayNotSee: an occurrence made a draft on its own is excluded (EXDATE)
+// from the series' VEVENT in the feeds an anonymous reader gets, so a calendar application shows exactly the
+// occurrences the reader's JSON list shows; an administrator's feed still has it, as an exception.
+func TestAFeedLeavesOutTheOccurrencesItsReaderMayNotSee(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	admin := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, admin, weeklyClass("status", "publish"))
+	id := int(idOf(t, series))
+	occ := app.seriesList(t, id, "")
+	app.updateEvent(t, http.MethodPatch, eventPath(occ[2]), admin, map[string]any{"status": "draft"})
+	for _, c := range []struct {
+		reader string
+		token  string
+		want   int
+	}{{"anonymous", "", len(occ) - 1}, {"administrator", admin, len(occ)}} {
+		list := app.seriesList(t, id, c.token)
+		if len(list) != c.want {
+			t.Fatalf("%s: %d occurrences listed, want %d", c.reader, len(list), c.want)
+		}
+		for _, path := range []string{eventPath(series) + ".ics",
+			fmt.Sprintf("/events.ics?series=%d&start_date=2027-01-01&end_date=2028-12-31", id)} {
+			body := app.Get(path, c.token).ExpectStatus(t, http.StatusOK).Body
+			expanded := expandICalJS(t, body, "2029-01-01")
+			if len(expanded) != len(list) {
+				t.Fatalf("%s, %s: ical.js expands %d occurrences, the list has %d:\n%s", c.reader, path,
+					len(expanded), len(list), body)
+			}
+			for i, e := range expanded {
+				if want := utcInstant(t, list[i]["utc_start_date"].(string)); e.Start != want {
+					t.Errorf("%s, %s: occurrence %d starts %s in the feed, %s in the list", c.reader, path, i, e.Start, want)
+				}
+			}
+		}
+	}
+}
