@@ -1,0 +1,247 @@
+// Package invariants checks a database against what every write must keep true of it: each event's link lists
+// name exactly its link rows, and the totals kept for the lists (day counts, the latest starts of venues and
+// organizers, term counts) equal a fresh count. The tests hold every test's database to them when the test ends,
+// and the benchmark harness holds a seeded database to them (-check). Each check returns the problems it found,
+// as sentences, and an error only when it could not read the database.
+package invariants
+
+import (
+	"database/sql"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// LinkLists finds the events whose link lists and link rows differ.
+func LinkLists(db *gorm.DB) ([]string, error) {
+	var events []struct {
+		ID                                                  uint64
+		VenueLinks, OrganizerLinks, CategoryLinks, TagLinks *string
+	}
+	if err := db.Raw(`SELECT id, venue_links, organizer_links, category_links, tag_links FROM events`).
+		Scan(&events).Error; err != nil {
+		return nil, err
+	}
+	linked, err := linkRowsByEvent(db)
+	if err != nil {
+		return nil, err
+	}
+	var problems []string
+	for _, e := range events {
+		listed := ListItems(e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks)
+		rows := linked[e.ID]
+		slices.Sort(rows)
+		if !slices.Equal(listed, rows) {
+			problems = append(problems, fmt.Sprintf("event %d lists %v but has link rows %v", e.ID, listed, rows))
+		}
+	}
+	return problems, nil
+}
+
+// ListItems are the entries of an event's link lists, each prefixed with its link table's name, sorted: the form
+// in which LinkLists compares them with the link rows.
+func ListItems(venues, organizers, categories, tags *string) []string {
+	var out []string
+	for _, l := range []struct {
+		kind string
+		list *string
+	}{{"venues", venues}, {"organizers", organizers}, {"categories", categories}, {"tags", tags}} {
+		if l.list != nil {
+			for _, item := range strings.Split(*l.list, ",") {
+				out = append(out, l.kind+" "+item)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// linkRowsByEvent returns each event's link rows in the lists' form, each item prefixed with its table's name.
+func linkRowsByEvent(db *gorm.DB) (map[uint64][]string, error) {
+	var rows []struct {
+		Kind    string
+		EventID uint64
+		Item    string
+	}
+	err := db.Raw(`SELECT 'venues' AS kind, event_id, position || ':' || venue_id AS item FROM event_venues
+		UNION ALL SELECT 'organizers', event_id, position || ':' || organizer_id FROM event_organizers
+		UNION ALL SELECT 'categories', event_id, CAST(category_id AS TEXT) FROM event_categories
+		UNION ALL SELECT 'tags', event_id, CAST(tag_id AS TEXT) FROM event_tags`).Scan(&rows).Error
+	byEvent := map[uint64][]string{}
+	for _, r := range rows {
+		byEvent[r.EventID] = append(byEvent[r.EventID], r.Kind+" "+r.Item)
+	}
+	return byEvent, err
+}
+
+// KeptTotals runs DayCounts, LastStarts and TermCounts.
+func KeptTotals(db *gorm.DB) ([]string, error) {
+	var problems []string
+	for _, check := range []func(*gorm.DB) ([]string, error){DayCounts, LastStarts, TermCounts} {
+		found, err := check(db)
+		if err != nil {
+			return problems, err
+		}
+		problems = append(problems, found...)
+	}
+	return problems, nil
+}
+
+// DayCounts compares the kept day counts (event_day_counts, which list totals are summed from) with a fresh count
+// of the listed events by status, start day and end day. The days are computed here from the stored instants, in
+// UTC, not by the database's own day expression.
+func DayCounts(db *gorm.DB) ([]string, error) {
+	var events []struct {
+		Status           string
+		StartUTC, EndUTC time.Time
+		HideFromListings bool
+	}
+	if err := db.Raw(`SELECT status, start_utc, end_utc, hide_from_listings FROM events`).Scan(&events).Error; err != nil {
+		return nil, err
+	}
+	var kept []struct {
+		Status           string
+		StartDay, EndDay int64
+		N                int64
+	}
+	if err := db.Raw(`SELECT status, start_day, end_day, n FROM event_day_counts WHERE n <> 0`).Scan(&kept).Error; err != nil {
+		return nil, err
+	}
+	fresh := map[string]int64{}
+	for _, e := range events {
+		if !e.HideFromListings {
+			fresh[fmt.Sprintf("%s %d %d", e.Status, utcDay(e.StartUTC), utcDay(e.EndUTC))]++
+		}
+	}
+	got := map[string]int64{}
+	for _, k := range kept {
+		got[fmt.Sprintf("%s %d %d", k.Status, k.StartDay, k.EndDay)] = k.N
+	}
+	var problems []string
+	for _, key := range slices.Sorted(maps.Keys(fresh)) {
+		if got[key] != fresh[key] {
+			problems = append(problems, fmt.Sprintf("day count %q is %d, the events %d", key, got[key], fresh[key]))
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(got)) {
+		if _, ok := fresh[key]; !ok {
+			problems = append(problems, fmt.Sprintf("day count %q is %d, no event has it", key, got[key]))
+		}
+	}
+	return problems, nil
+}
+
+// utcDay is the day of t in days since 1970-01-01, in UTC.
+func utcDay(t time.Time) int64 {
+	s := t.Unix()
+	d := s / 86400
+	if s < 0 && s%86400 != 0 {
+		d--
+	}
+	return d
+}
+
+// LastStarts compares the latest starts kept per venue and organizer (linked_last_starts, which
+// only_with_upcoming reads) with a fresh computation from the links and the events, for the published and the
+// private events of each.
+func LastStarts(db *gorm.DB) ([]string, error) {
+	kept, err := lastStarts(db, `SELECT kind, id, published, private FROM linked_last_starts
+		WHERE published IS NOT NULL OR private IS NOT NULL`)
+	if err != nil {
+		return nil, err
+	}
+	fresh, err := lastStarts(db, `SELECT * FROM (
+		SELECT 'v' AS kind, l.venue_id AS id,
+			max(CASE WHEN e.status = 'publish' THEN e.start_utc END) AS published,
+			max(CASE WHEN e.status = 'private' THEN e.start_utc END) AS private
+		FROM event_venues l JOIN events e ON e.id = l.event_id GROUP BY l.venue_id
+		UNION ALL
+		SELECT 'o', l.organizer_id, max(CASE WHEN e.status = 'publish' THEN e.start_utc END),
+			max(CASE WHEN e.status = 'private' THEN e.start_utc END)
+		FROM event_organizers l JOIN events e ON e.id = l.event_id GROUP BY l.organizer_id) AS f
+		WHERE published IS NOT NULL OR private IS NOT NULL`)
+	if err != nil {
+		return nil, err
+	}
+	var problems []string
+	for _, row := range append(slices.Clone(kept), fresh...) {
+		if strings.Contains(row, notAnInstant) {
+			problems = append(problems, row)
+		}
+	}
+	if !slices.Equal(kept, fresh) {
+		problems = append(problems, fmt.Sprintf("kept latest starts %v, fresh from the links %v", kept, fresh))
+	}
+	return problems, nil
+}
+
+// lastStarts reads the rows of query (kind, id, published, private) as sorted text. The instants are read as
+// text (SQLite gives text where no type is declared) and written as RFC 3339 in UTC.
+func lastStarts(db *gorm.DB, query string) ([]string, error) {
+	rows, err := db.Raw(query).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var kind string
+		var id uint64
+		var published, private sql.NullString
+		if err := rows.Scan(&kind, &id, &published, &private); err != nil {
+			return nil, err
+		}
+		out = append(out, fmt.Sprintf("%s%d %s %s", kind, id, instantText(published), instantText(private)))
+	}
+	slices.Sort(out)
+	return out, rows.Err()
+}
+
+// instantText writes an instant read as text (in any of the forms the drivers give) as RFC 3339 in UTC, "-" for
+// none, and the text itself, marked, for what is no instant.
+func instantText(v sql.NullString) string {
+	if !v.Valid {
+		return "-"
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999-07"} {
+		if parsed, err := time.Parse(layout, v.String); err == nil {
+			return parsed.UTC().Format(time.RFC3339)
+		}
+	}
+	return notAnInstant + v.String
+}
+
+// notAnInstant marks, in LastStarts' rows, a value that is no instant.
+const notAnInstant = "not an instant: "
+
+// TermCounts compares each category's and tag's kept count (its row's count plus its deltas not yet folded, which
+// every answer shows) with a fresh count of the published events linked to it.
+func TermCounts(db *gorm.DB) ([]string, error) {
+	var problems []string
+	for _, tax := range []struct{ table, join, column string }{
+		{"categories", "event_categories", "category_id"}, {"tags", "event_tags", "tag_id"},
+	} {
+		var wrong []struct {
+			ID          uint64
+			Kept, Fresh int64
+		}
+		err := db.Raw(`SELECT id, kept, fresh FROM (SELECT t.id,
+			t.count + COALESCE((SELECT SUM(d.delta) FROM term_count_deltas d
+				WHERE d.taxonomy = '` + tax.table + `' AND d.term_id = t.id), 0) AS kept,
+			(SELECT COUNT(*) FROM ` + tax.join + ` j JOIN events e ON e.id = j.event_id
+				WHERE j.` + tax.column + ` = t.id AND e.status = 'publish') AS fresh
+			FROM ` + tax.table + ` t) AS c WHERE kept <> fresh ORDER BY id`).Scan(&wrong).Error
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range wrong {
+			problems = append(problems, fmt.Sprintf("%s %d: kept count %d, a fresh count of its published events %d",
+				tax.table, w.ID, w.Kept, w.Fresh))
+		}
+	}
+	return problems, nil
+}
