@@ -8,7 +8,6 @@ import (
 
 	"calendar/controllers/endpoint"
 	"calendar/models"
-	"calendar/models/recurrence"
 )
 
 // RecurrenceParam is the recurrence parameter: RFC 5545 content lines (RRULE, RDATE, EXDATE), as a JSON array of
@@ -54,45 +53,6 @@ func (p *RecurrenceParam) DecodeParam(raw any) error {
 func (RecurrenceParam) ParamSchema() endpoint.Schema {
 	item := endpoint.Schema{Type: "string"}
 	return endpoint.Schema{OneOf: []endpoint.Schema{{Type: "array", Items: &item}, {Type: "string"}}}
-}
-
-// wantsSeries tells whether a write sends recurrence lines (a series to create or keep).
-func (in *EventFields) wantsSeries() bool {
-	return in.Recurrence.Set && len(in.Recurrence.V.Lines) > 0
-}
-
-// seriesInput is what recurrence.Parse needs of an event about to be written as a series.
-func (ec *EventController) seriesInput(e *models.Event, lines []string, now time.Time) recurrence.Input {
-	loc := eventLocation(e.Timezone)
-	return recurrence.Input{Lines: lines, Start: e.StartUTC.In(loc), AllDay: e.AllDay, Horizon: ec.horizon(now, loc)}
-}
-
-// horizon is the last instant an open-ended series has occurrences at now: the configured span past the end of
-// today in the series' zone.
-func (ec *EventController) horizon(now time.Time, loc *time.Location) time.Time {
-	return models.SeriesHorizon(now, ec.Config.RecurrenceHorizon, loc)
-}
-
-// parseSeries checks the lines for e and reports a bad rule as the recurrence parameter's error.
-func (ec *EventController) parseSeries(e *models.Event, lines []string, now time.Time) (*recurrence.Set, error) {
-	set, err := recurrence.Parse(ec.seriesInput(e, lines, now))
-	var re *recurrence.Error
-	if errors.As(err, &re) {
-		return nil, models.InvalidParam("recurrence", re.Error())
-	}
-	return set, err
-}
-
-// createSeries writes e (applied, not yet inserted) as a series record with an occurrence for each start of set up
-// to the horizon, in the transaction tx. The series record keeps the links as lists only (it counts for nothing and
-// is never listed); every occurrence is an event of its own with the series' fields and links.
-func (ec *EventController) createSeries(tx *models.Store, e *models.Event, set *recurrence.Set, w *eventWrite) error {
-	hidden := e.HideFromListings
-	e.HideFromListings = true
-	if err := tx.CreateEventWithSlug(e, w.slug); err != nil {
-		return err
-	}
-	return ec.startSeries(tx, e, set, w.links, hidden, w.now)
 }
 
 // seriesFields are the series members of an event record, after parent.

@@ -55,14 +55,9 @@ type eventWrite struct {
 	// slug is the base of the new slug ("" for no change); the transaction makes it unique.
 	slug string
 	// links are the linked records sent, resolved to IDs in the transaction.
-	links eventLinks
+	links models.EventLinkIDs
 	// found are the existing linked records the write named, read in one statement while resolving the links.
 	found *models.FoundRefs
-}
-
-// eventLinks are the venues, organizers, categories and tags a write sets; nil lists were not sent.
-type eventLinks struct {
-	venues, organizers, categories, tags []uint64
 }
 
 // checkEventFields validates what needs no database and reports every bad parameter in one error, before the
@@ -428,15 +423,15 @@ func (ec *EventController) resolveEventLinks(tx *models.Store, _ *models.Event, 
 		dst   *[]uint64
 		fn    func() ([]uint64, error)
 	}{
-		{in.Venue, &w.links.venues, func() ([]uint64, error) { return venueKind.resolve(ec.App, tx, w.user, in.Venue.V.Raw, found) }},
-		{in.Organizer, &w.links.organizers, func() ([]uint64, error) {
+		{in.Venue, &w.links.Venues, func() ([]uint64, error) { return venueKind.resolve(ec.App, tx, w.user, in.Venue.V.Raw, found) }},
+		{in.Organizer, &w.links.Organizers, func() ([]uint64, error) {
 			return organizerKind.resolve(ec.App, tx, w.user, in.Organizer.V.Raw, found)
 		}},
-		{in.Categories, &w.links.categories, func() ([]uint64, error) {
+		{in.Categories, &w.links.Categories, func() ([]uint64, error) {
 			refs, _ := termRefs(in.Categories)
 			return tx.ResolveCategoriesFound(refs, found, w.user)
 		}},
-		{in.Tags, &w.links.tags, func() ([]uint64, error) {
+		{in.Tags, &w.links.Tags, func() ([]uint64, error) {
 			refs, _ := termRefs(in.Tags)
 			return tx.ResolveTagsFound(refs, found, w.user)
 		}},
@@ -481,40 +476,43 @@ func eventRefs(in *EventFields) models.EventRefs {
 	return refs
 }
 
-// storeEventLinks replaces the links an update of the existing event e sent, with the event's link lists, and
-// moves the counts of the categories and tags the event counted for before the write (before) and counts for
-// after it. (A new event gets its links from models.Store.CreateEvent.)
-func storeEventLinks(tx *models.Store, e *models.Event, links eventLinks, before models.TermLinks) error {
-	replace := []struct {
-		ids []uint64
-		fn  func(uint64, []uint64, bool) error
-	}{
-		{links.venues, tx.ReplaceEventVenues}, {links.organizers, tx.ReplaceEventOrganizers},
-		{links.categories, tx.ReplaceEventCategories}, {links.tags, tx.ReplaceEventTags},
-	}
-	for _, r := range replace {
-		if r.ids != nil {
-			if err := r.fn(e.ID, r.ids, false); err != nil {
-				return err
-			}
+// seriesEdit is what an update sends that the series rules read.
+func seriesEdit(in *EventUpdateParams) models.SeriesEdit {
+	return models.SeriesEdit{Fields: sentFields(&in.EventFields, in.Password), Recurrence: in.Recurrence.V.Lines,
+		RecurrenceSent: in.Recurrence.Set || in.Recurrence.Null, HideFromListings: in.HideFromListings.Ptr(),
+		Scope: in.Scope.Ptr()}
+}
+
+// sentFields are the API names of the fields a write sends, as an occurrence records what it changed on its own
+// (its dates are one field: "dates").
+func sentFields(in *EventFields, password endpoint.Opt[string]) []string {
+	var out []string
+	add := func(name string, sent bool) {
+		if sent {
+			out = append(out, name)
 		}
 	}
-	if links.venues != nil || links.categories != nil {
-		if err := tx.PairEventVenueCategories(e.ID); err != nil {
-			return err
-		}
-	}
-	if links.venues != nil || links.organizers != nil || links.categories != nil || links.tags != nil {
-		if err := tx.RefreshEventLinkLists(e.ID); err != nil {
-			return err
-		}
-	}
-	after := models.TermLinks{Published: e.Status == models.StatusPublish, Categories: before.Categories, Tags: before.Tags}
-	if links.categories != nil {
-		after.Categories = links.categories
-	}
-	if links.tags != nil {
-		after.Tags = links.tags
-	}
-	return tx.AdjustTermCounts(before, after)
+	add("title", in.Title.Set)
+	add("description", in.Description.Set)
+	add("excerpt", in.Excerpt.Set)
+	add("status", in.Status.Set)
+	add("author", in.Author.Set)
+	add("date", in.Date.Set || in.DateUTC.Set)
+	add("dates", in.Timezone.Set || in.AllDay.Set || in.StartDate.Set || in.EndDate.Set)
+	add("image", in.Image.Set || in.Image.Null)
+	add("cost", in.Cost.Set || in.Cost.Null)
+	add("website", in.Website.Set || in.Website.Null)
+	add("show_map", in.ShowMap.Set)
+	add("show_map_link", in.ShowMapLink.Set)
+	add("hide_from_listings", in.HideFromListings.Set)
+	add("sticky", in.Sticky.Set)
+	add("featured", in.Featured.Set)
+	add("ticketed", in.Ticketed.Set)
+	add("parent", in.Parent.Set || in.Parent.Null)
+	add("venue", in.Venue.Set || in.Venue.Null)
+	add("organizer", in.Organizer.Set || in.Organizer.Null)
+	add("categories", in.Categories.Set || in.Categories.Null)
+	add("tags", in.Tags.Set || in.Tags.Null)
+	add("password", password.Set)
+	return out
 }

@@ -254,30 +254,25 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 }
 
 // creation is the create w asks for: its fields applied to the new event (each attempt from the validated write
-// afresh), and for a recurrence the series made of it.
+// afresh), and the recurrence that makes it a series.
 func (ec *EventController) creation(w *eventWrite) models.EventCreation {
-	cr := models.EventCreation{Caller: w.user, Apply: func(s *models.Store, e *models.Event) (*models.EventPlan, error) {
-		attempt := *w
-		if err := ec.applyEventWrite(s, e, &attempt); err != nil {
-			return nil, err
-		}
-		l := attempt.links
-		return &models.EventPlan{Slug: attempt.slug, Venues: l.venues, Organizers: l.organizers,
-			Categories: l.categories, Tags: l.tags, Found: attempt.found}, nil
-	}}
-	if w.in.wantsSeries() {
-		cr.Series = func(tx *models.Store, e *models.Event, p *models.EventPlan) error {
-			set, err := ec.parseSeries(e, w.in.Recurrence.V.Lines, w.now)
-			if err != nil {
-				return err
-			}
+	cr := models.EventCreation{Caller: w.user, Clock: ec.seriesClock(w.now),
+		Apply: func(s *models.Store, e *models.Event) (*models.EventPlan, error) {
 			attempt := *w
-			attempt.slug = p.Slug
-			attempt.links = eventLinks{venues: p.Venues, organizers: p.Organizers, categories: p.Categories, tags: p.Tags}
-			return ec.createSeries(tx, e, set, &attempt)
-		}
+			if err := ec.applyEventWrite(s, e, &attempt); err != nil {
+				return nil, err
+			}
+			return &models.EventPlan{Slug: attempt.slug, EventLinkIDs: attempt.links, Found: attempt.found}, nil
+		}}
+	if w.in.Recurrence.Set {
+		cr.Recurrence = w.in.Recurrence.V.Lines
 	}
 	return cr
+}
+
+// seriesClock is the clock of a write at now: how far open-ended series reach is configured.
+func (ec *EventController) seriesClock(now time.Time) models.SeriesClock {
+	return models.SeriesClock{Now: now, Span: ec.Config.RecurrenceHorizon}
 }
 
 // UpdateByID handles POST, PUT and PATCH /events/{id}.
@@ -304,12 +299,10 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 		return err
 	}
 	e, err := ec.Store.UpdateEvent(c.Request.Context(), models.EventUpdate{EventChange: ec.change(c, ref, user),
-		Trash: in.Status.V == models.StatusTrash,
-		Apply: func(tx *models.Store, e *models.Event) error {
-			if handled, err := ec.updateInSeries(tx, e, w, in.Scope); handled {
-				return err
-			}
-			return ec.updateEvent(tx, e, w)
+		Trash: in.Status.V == models.StatusTrash, Edit: seriesEdit(in), Clock: ec.seriesClock(w.now),
+		Apply: func(tx *models.Store, e *models.Event) (models.EventLinkIDs, error) {
+			err := ec.applyEventWrite(tx, e, w)
+			return w.links, err
 		}})
 	if err != nil {
 		return err
@@ -345,10 +338,7 @@ func (ec *EventController) delete(c *gin.Context, ref eventRef, in *EventDeleteP
 	}
 	user := models.UserFrom(c.Request.Context())
 	e, err := ec.Store.RemoveEvent(c.Request.Context(), models.EventRemoval{EventChange: ec.change(c, ref, user),
-		Force: in.Force.V,
-		InSeries: func(tx *models.Store, e *models.Event) (bool, error) {
-			return ec.deleteInSeries(tx, e, in.Force.V, in.Scope, time.Now())
-		}})
+		Force: in.Force.V, Scope: in.Scope.Ptr()})
 	if err != nil {
 		return err
 	}

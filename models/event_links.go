@@ -569,3 +569,41 @@ func (s *Store) LinkNewEvent(e *Event, venues, organizers, categories, tags []ui
 	}
 	return s.db.Exec(sql, args...).Error
 }
+
+// StoreEventLinks replaces the links an update of the existing event e sent, with the event's link lists, and
+// moves the counts of the categories and tags the event counted for before the write (before) and counts for
+// after it. (A new event gets its links from Store.CreateEvent.)
+func (s *Store) StoreEventLinks(e *Event, links EventLinkIDs, before TermLinks) error {
+	replace := []struct {
+		ids []uint64
+		fn  func(uint64, []uint64, bool) error
+	}{
+		{links.Venues, s.ReplaceEventVenues}, {links.Organizers, s.ReplaceEventOrganizers},
+		{links.Categories, s.ReplaceEventCategories}, {links.Tags, s.ReplaceEventTags},
+	}
+	for _, r := range replace {
+		if r.ids != nil {
+			if err := r.fn(e.ID, r.ids, false); err != nil {
+				return err
+			}
+		}
+	}
+	if links.Venues != nil || links.Categories != nil {
+		if err := s.PairEventVenueCategories(e.ID); err != nil {
+			return err
+		}
+	}
+	if links.sent() {
+		if err := s.RefreshEventLinkLists(e.ID); err != nil {
+			return err
+		}
+	}
+	after := TermLinks{Published: e.Status == StatusPublish, Categories: before.Categories, Tags: before.Tags}
+	if links.Categories != nil {
+		after.Categories = links.Categories
+	}
+	if links.Tags != nil {
+		after.Tags = links.Tags
+	}
+	return s.AdjustTermCounts(before, after)
+}

@@ -15,30 +15,45 @@ type EventChange struct {
 	Check func(tx *Store, e *Event) error
 }
 
-// EventUpdate is an update of an event. Apply makes the change in the transaction, to the event found and locked,
-// with its series facts loaded: the fields sent, and what a series record, an occurrence or an event becoming a
-// series needs. Its error (the bad values it found, say) aborts the update.
+// EventUpdate is an update of an event: Apply writes the values sent, in the transaction, to the event found and
+// locked with its series facts; the series rules (series_write.go) do what a series record, an occurrence or an
+// event becoming a series needs. Apply's error (the bad values it found, say) aborts the update.
 type EventUpdate struct {
 	EventChange
 	// Trash tells that the update moves the event to the trash, which needs the right to delete it.
 	Trash bool
-	Apply func(tx *Store, e *Event) error
+	// Edit is what the update sends that the series rules read, and Clock when it happens.
+	Edit  SeriesEdit
+	Clock SeriesClock
+	// Apply writes the values sent into e, reading through tx and creating the records they name (terms, inline
+	// venues and organizers, images), and returns the links sent. It runs once, on the event the update changes
+	// (for scope=following, the new series record).
+	Apply func(tx *Store, e *Event) (EventLinkIDs, error)
+}
+
+// EventLinkIDs are the venues, organizers, categories and tags a write sets; a nil list was not sent.
+type EventLinkIDs struct {
+	Venues, Organizers, Categories, Tags []uint64
+}
+
+// sent tells whether any list was sent.
+func (l EventLinkIDs) sent() bool {
+	return l.Venues != nil || l.Organizers != nil || l.Categories != nil || l.Tags != nil
 }
 
 // EventRemoval is the delete of an event: Force deletes it for good, else it goes to the trash.
 type EventRemoval struct {
 	EventChange
 	Force bool
-	// InSeries, when set, removes e if it is a series record or an occurrence (its series facts and links are
-	// loaded) and tells whether it did; an event it leaves alone gets the ordinary trash or delete.
-	InSeries func(tx *Store, e *Event) (bool, error)
+	// Scope is the scope sent, if any: ScopeFollowing removes an occurrence and every later one.
+	Scope *string
 }
 
 // EventPlan is what a create's Apply settled beside the event's columns: the base of its slug (the create makes
 // it unique) and the existing records it links to.
 type EventPlan struct {
-	Slug                                 string
-	Venues, Organizers, Categories, Tags []uint64
+	Slug string
+	EventLinkIDs
 	// Found are the linked records as Apply read them (FindEventRefs); when they hold every link, the answer is
 	// built from them instead of read back.
 	Found *FoundRefs
@@ -53,9 +68,10 @@ type EventCreation struct {
 	// transaction. It may create records (terms, inline venues and organizers, images) only in the transaction:
 	// the read-only store refuses writes with ErrNeedsTransaction.
 	Apply func(s *Store, e *Event) (*EventPlan, error)
-	// Series, when set, makes the new event a series instead of a single event: it inserts e, applied, with the
-	// plan's slug, and writes its series row and occurrences in the transaction.
-	Series func(tx *Store, e *Event, plan *EventPlan) error
+	// Recurrence, when it has lines, makes the new event a series instead of a single event, with its occurrences
+	// up to Clock's horizon.
+	Recurrence []string
+	Clock      SeriesClock
 }
 
 // EventNotFound is the answer for an event that does not exist: named by its slug when slug is set, else by id.
@@ -74,7 +90,7 @@ func (s *Store) CreateEvent(ctx context.Context, c EventCreation) (*Event, error
 	if !c.Caller.CanCreate() {
 		return nil, Forbidden()
 	}
-	if c.Series == nil && s.InsertsEventsInOneStatement() {
+	if len(c.Recurrence) == 0 && s.InsertsEventsInOneStatement() {
 		e, err := s.createInOneStatement(ctx, c)
 		if !errors.Is(err, ErrNeedsTransaction) && !errors.Is(err, ErrSlugTaken) {
 			return e, err
@@ -110,8 +126,8 @@ func (s *Store) createInTransaction(ctx context.Context, c EventCreation) (*Even
 		if err != nil {
 			return err
 		}
-		if c.Series != nil {
-			if err := c.Series(tx, e, p); err != nil {
+		if len(c.Recurrence) > 0 {
+			if err := tx.createSeries(e, p, c.Recurrence, c.Clock); err != nil {
 				return err
 			}
 			out, err = tx.EventWithLinks(e.ID)
@@ -137,7 +153,8 @@ func (s *Store) createInTransaction(ctx context.Context, c EventCreation) (*Even
 
 // UpdateEvent changes an event in one transaction of its own and returns it as saved, with its links. In this
 // order: a caller who may not write events is Forbidden; an unknown event is rest-event-not-found; a caller who
-// may not edit it is Forbidden, and so is one who may not delete it when u.Trash; then u.Check and u.Apply.
+// may not edit it is Forbidden, and so is one who may not delete it when u.Trash; then u.Check; then a scope
+// sent for an event that is not an occurrence is refused; then u.Apply with the series rules.
 func (s *Store) UpdateEvent(ctx context.Context, u EventUpdate) (*Event, error) {
 	if !u.Caller.CanCreate() {
 		return nil, Forbidden()
@@ -157,7 +174,7 @@ func (s *Store) UpdateEvent(ctx context.Context, u EventUpdate) (*Event, error) 
 		if err := tx.LoadSeriesFactsOf(e); err != nil {
 			return err
 		}
-		if err := u.Apply(tx, e); err != nil {
+		if err := tx.applyUpdate(e, u); err != nil {
 			return err
 		}
 		out, err = tx.EventWithLinks(e.ID)
@@ -169,8 +186,8 @@ func (s *Store) UpdateEvent(ctx context.Context, u EventUpdate) (*Event, error) 
 // RemoveEvent trashes or deletes an event in one transaction of its own, and returns it as the answer shows it:
 // as it was before a permanent delete, trashed after a trashing. In this order: a caller who may not write events
 // is Forbidden; an unknown event is rest-event-not-found; a caller who may not delete it is Forbidden; an event
-// already in the trash is Gone (event-is-in-trash) unless Force; then r.Check, r.InSeries, and for an event outside
-// any series the trash or the delete. An event trashed or deleted counts for none of its categories and tags.
+// already in the trash is Gone (event-is-in-trash) unless Force; then r.Check; then the series rules for a series
+// record or an occurrence (with r.Scope), or for any other event the trash or the delete. An event trashed or deleted counts for none of its categories and tags.
 func (s *Store) RemoveEvent(ctx context.Context, r EventRemoval) (*Event, error) {
 	if !r.Caller.CanCreate() {
 		return nil, Forbidden()
@@ -191,14 +208,12 @@ func (s *Store) RemoveEvent(ctx context.Context, r EventRemoval) (*Event, error)
 			return err
 		}
 		out = e
-		if r.InSeries != nil {
-			if handled, err := r.InSeries(tx, e); handled {
-				if err != nil || r.Force {
-					return err
-				}
-				out, err = tx.EventWithLinks(e.ID)
+		if handled, err := tx.removeInSeries(e, r.Force, r.Scope); handled {
+			if err != nil || r.Force {
 				return err
 			}
+			out, err = tx.EventWithLinks(e.ID)
+			return err
 		}
 		return tx.trashOrDeleteEvent(e, r.Force)
 	})

@@ -177,24 +177,19 @@ func TestEventCreatesOwnTheirRules(t *testing.T) {
 		}
 	})
 
-	t.Run("a series is written in the transaction, and its failure leaves nothing", func(t *testing.T) {
+	t.Run("a series is written in the transaction, and a bad rule leaves nothing", func(t *testing.T) {
 		events := rows(t, s, "events")
 		var calls int
-		failed := errors.New("no occurrences")
 		_, err := s.CreateEvent(ctx, EventCreation{Caller: author, Apply: eventApply("Weekly", author, &calls),
-			Series: func(tx *Store, e *Event, p *EventPlan) error {
-				if err := tx.CreateEventWithSlug(e, p.Slug); err != nil {
-					return err
-				}
-				return failed
-			}})
-		if !errors.Is(err, failed) || calls != 1 || rows(t, s, "events") != events {
+			Recurrence: []string{"RRULE:FREQ=SECONDLY"}, Clock: testClock()})
+		if errorCode(err) != "rest_invalid_param" || invalidParams(err)["recurrence"] == "" || calls != 1 ||
+			rows(t, s, "events") != events {
 			t.Fatalf("%v, Apply ran %d times, %d events written", err, calls, rows(t, s, "events")-events)
 		}
 		e, err := s.CreateEvent(ctx, EventCreation{Caller: author, Apply: eventApply("Weekly", author, &calls),
-			Series: func(tx *Store, e *Event, p *EventPlan) error { return tx.CreateEventWithSlug(e, p.Slug) }})
-		if err != nil || e.ID == 0 || e.Slug != "weekly" {
-			t.Fatalf("the series record: %+v, %v", e, err)
+			Recurrence: []string{"RRULE:FREQ=WEEKLY;COUNT=3"}, Clock: testClock()})
+		if err != nil || e.ID == 0 || e.Slug != "weekly" || e.Series == nil || rows(t, s, "events") != events+4 {
+			t.Fatalf("the series record: %+v, %v, %d events written", e, err, rows(t, s, "events")-events)
 		}
 	})
 }
@@ -206,11 +201,11 @@ func TestEventUpdatesOwnTheirRules(t *testing.T) {
 	contributor := testUser(t, s, "contributor", RoleContributor)
 	subscriber := testUser(t, s, "subscriber", RoleSubscriber)
 	concert := createEvent(t, s, author, "Concert", "Music")
-	retitle := func(title string, calls *int) func(*Store, *Event) error {
-		return func(tx *Store, e *Event) error {
+	retitle := func(title string, calls *int) func(*Store, *Event) (EventLinkIDs, error) {
+		return func(tx *Store, e *Event) (EventLinkIDs, error) {
 			*calls++
 			e.Title = title
-			return tx.SaveEvent(e)
+			return EventLinkIDs{}, nil
 		}
 	}
 	title := func() string {
@@ -270,12 +265,12 @@ func TestEventUpdatesOwnTheirRules(t *testing.T) {
 	t.Run("an Apply that fails after saving leaves the event as it was", func(t *testing.T) {
 		bad := InvalidParam("title", "must not be empty")
 		_, err := s.UpdateEvent(ctx, EventUpdate{EventChange: EventChange{Caller: author, ID: concert.ID},
-			Apply: func(tx *Store, e *Event) error {
+			Apply: func(tx *Store, e *Event) (EventLinkIDs, error) {
 				e.Title = "Half done"
 				if err := tx.SaveEvent(e); err != nil {
-					return err
+					return EventLinkIDs{}, err
 				}
-				return bad
+				return EventLinkIDs{}, bad
 			}})
 		if !errors.Is(err, bad) || title() != "Concert" {
 			t.Fatalf("%v, title %q", err, title())
@@ -295,10 +290,10 @@ func TestEventUpdatesOwnTheirRules(t *testing.T) {
 		own := createEvent(t, s, contributor, "Draft idea")
 		var calls int
 		e, err := s.UpdateEvent(ctx, EventUpdate{EventChange: EventChange{Caller: contributor, ID: own.ID},
-			Trash: true, Apply: func(tx *Store, e *Event) error {
+			Trash: true, Apply: func(tx *Store, e *Event) (EventLinkIDs, error) {
 				calls++
 				e.TrashedStatus, e.Status = e.Status, StatusTrash
-				return tx.SaveEvent(e)
+				return EventLinkIDs{}, nil
 			}})
 		if err != nil || e.Status != StatusTrash || e.TrashedStatus != StatusPending || calls != 1 {
 			t.Fatalf("%+v, %v", e, err)
@@ -336,23 +331,16 @@ func TestEventRemovalsOwnTheirRules(t *testing.T) {
 		Check: func(*Store, *Event) error { return stale }}}); !errors.Is(err, stale) {
 		t.Fatalf("a failed precondition: %v", err)
 	}
-	failed := errors.New("series failed")
+	following := ScopeFollowing
 	if _, err := remove(EventRemoval{EventChange: EventChange{Caller: author, ID: concert.ID},
-		InSeries: func(tx *Store, e *Event) (bool, error) {
-			e.TrashedStatus, e.Status = e.Status, StatusTrash
-			if err := tx.SaveEvent(e); err != nil {
-				return true, err
-			}
-			return true, failed
-		}}); !errors.Is(err, failed) {
-		t.Fatalf("a failing series removal: %v", err)
+		Scope: &following}); invalidParams(err)["scope"] == "" {
+		t.Fatalf("a scope for an event outside any series: %v", err)
 	}
 	if got, _ := s.EventByID(concert.ID); got.Status != StatusPublish || count() != 1 {
 		t.Fatalf("refused removals changed the event (%s) or its category's count (%d)", got.Status, count())
 	}
 
-	trashed, err := remove(EventRemoval{EventChange: EventChange{Caller: author, ID: concert.ID},
-		InSeries: func(*Store, *Event) (bool, error) { return false, nil }})
+	trashed, err := remove(EventRemoval{EventChange: EventChange{Caller: author, ID: concert.ID}})
 	if err != nil || trashed.Status != StatusTrash || trashed.TrashedStatus != StatusPublish {
 		t.Fatalf("trashing: %+v, %v", trashed, err)
 	}
@@ -372,16 +360,4 @@ func TestEventRemovalsOwnTheirRules(t *testing.T) {
 	if _, err := s.EventByID(concert.ID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("the deleted event is still there: %v", err)
 	}
-
-	t.Run("a series removal that handles the event answers it as it is after", func(t *testing.T) {
-		show := createEvent(t, s, editor, "Show")
-		got, err := remove(EventRemoval{EventChange: EventChange{Caller: editor, ID: show.ID},
-			InSeries: func(tx *Store, e *Event) (bool, error) {
-				e.Title = "Cancelled show"
-				return true, tx.SaveEvent(e)
-			}})
-		if err != nil || got.Title != "Cancelled show" || got.Status != StatusPublish {
-			t.Fatalf("%+v, %v", got, err)
-		}
-	})
 }

@@ -1,9 +1,12 @@
 package models
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
+
+	"calendar/controllers/input"
 )
 
 // maxCaseRows bounds the rows one CASE update writes (a few parameters each; SQLite takes 32,766 at most).
@@ -85,4 +88,161 @@ func (s *Store) SetOccurrenceDates(moves []OccurrenceMove, timezone string, allD
 		}
 	}
 	return nil
+}
+
+// rowFields are the fields a series update still applies occurrence by occurrence: a status or links change
+// what the occurrence adds to term counts, which is written with its links.
+var rowFields = []string{"status", "venue", "organizer", "categories", "tags"}
+
+// needsRowWrites reports whether a series update sends one of rowFields.
+func needsRowWrites(fields []string) bool {
+	for _, f := range fields {
+		if slices.Contains(rowFields, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldColumns returns the columns of events field is stored in, with the values of series record e (ser its
+// series); none for dates and rowFields.
+func fieldColumns(e *Event, ser *EventSeries, field string) map[string]any {
+	switch field {
+	case "title":
+		return map[string]any{"title": e.Title}
+	case "description":
+		return map[string]any{"description": e.Description}
+	case "excerpt":
+		return map[string]any{"excerpt": e.Excerpt}
+	case "author":
+		return map[string]any{"author_id": e.AuthorID}
+	case "date":
+		return map[string]any{"published_at": e.PublishedAt}
+	case "image":
+		return map[string]any{"image_id": e.ImageID}
+	case "cost":
+		return map[string]any{"cost": e.Cost}
+	case "website":
+		return map[string]any{"website": e.Website}
+	case "show_map":
+		return map[string]any{"show_map": e.ShowMap}
+	case "show_map_link":
+		return map[string]any{"show_map_link": e.ShowMapLink}
+	case "hide_from_listings":
+		return map[string]any{"hide_from_listings": ser.HideFromListings}
+	case "sticky":
+		return map[string]any{"sticky": e.Sticky}
+	case "featured":
+		return map[string]any{"featured": e.Featured}
+	case "ticketed":
+		return map[string]any{"ticketed": e.Ticketed}
+	case "parent":
+		return map[string]any{"parent_id": e.ParentID}
+	case "password":
+		return map[string]any{"password": e.Password}
+	}
+	return nil
+}
+
+// changeOccurrences applies a series update that sends none of rowFields to its kept occurrences (m.Kept, indexes
+// of rows) in a number of statements that does not grow with theirs: the occurrences that copy the same fields
+// (all but the exceptions, usually) get them in one UPDATE, and those whose dates change get them in one batched
+// UPDATE, with their moved original starts in one more. Exceptions keep the fields they changed on their own and
+// every occurrence its ID.
+func (s *Store) changeOccurrences(e *Event, rows []EventOccurrence,
+	kept map[int]time.Time, byID map[uint64]*Event, fields []string, datesChanged bool) error {
+	groups := map[string][]uint64{}
+	var moves []OccurrenceMove
+	loc := input.StoredLocation(e.Timezone)
+	for i, rid := range kept {
+		row := rows[i]
+		if byID[row.EventID] == nil {
+			continue
+		}
+		var copied []string
+		for _, f := range fields {
+			if f != "dates" && !row.Overridden(f) {
+				copied = append(copied, f)
+			}
+		}
+		if len(copied) > 0 {
+			key := strings.Join(copied, ",")
+			groups[key] = append(groups[key], row.EventID)
+		}
+		movedID := !rid.Equal(row.RecurrenceID)
+		newDates := (datesChanged || movedID) && !row.Overridden("dates")
+		if newDates || movedID {
+			m := OccurrenceMove{EventID: row.EventID, Dates: newDates}
+			if newDates {
+				m.Start, m.End = OccurrenceDates(e, rid)
+				m.Abbr = input.TimezoneAbbr(loc, e.Timezone, m.Start)
+			}
+			if movedID {
+				r := rid.UTC()
+				m.RecurrenceID = &r
+			}
+			moves = append(moves, m)
+		}
+	}
+	now := e.UpdatedAt
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		columns := map[string]any{"updated_at": now}
+		for _, f := range strings.Split(key, ",") {
+			for c, v := range fieldColumns(e, e.Series, f) {
+				columns[c] = v
+			}
+		}
+		ids := groups[key]
+		slices.Sort(ids)
+		if err := s.SetOnEvents(ids, columns); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(moves, func(a, b OccurrenceMove) int { return cmp.Compare(a.EventID, b.EventID) })
+	return s.SetOccurrenceDates(moves, e.Timezone, e.AllDay, now)
+}
+
+// copyField gives occurrence o the value field has on series record e (ser is e's series).
+func copyField(o, e *Event, ser *EventSeries, field string) {
+	switch field {
+	case "title":
+		o.Title = e.Title
+	case "description":
+		o.Description = e.Description
+	case "excerpt":
+		o.Excerpt = e.Excerpt
+	case "status":
+		o.Status, o.TrashedStatus = e.Status, e.TrashedStatus
+	case "author":
+		o.AuthorID = e.AuthorID
+	case "date":
+		o.PublishedAt = e.PublishedAt
+	case "image":
+		o.ImageID, o.Image = e.ImageID, e.Image
+	case "cost":
+		o.Cost = e.Cost
+	case "website":
+		o.Website = e.Website
+	case "show_map":
+		o.ShowMap = e.ShowMap
+	case "show_map_link":
+		o.ShowMapLink = e.ShowMapLink
+	case "hide_from_listings":
+		o.HideFromListings = ser.HideFromListings
+	case "sticky":
+		o.Sticky = e.Sticky
+	case "featured":
+		o.Featured = e.Featured
+	case "ticketed":
+		o.Ticketed = e.Ticketed
+	case "parent":
+		o.ParentID = e.ParentID
+	case "password":
+		o.Password = e.Password
+	}
 }

@@ -34,6 +34,14 @@ func (o Opt[T]) Or(def T) T {
 	return def
 }
 
+// Ptr returns the value when it was sent, else nil.
+func (o Opt[T]) Ptr() *T {
+	if o.Set {
+		return &o.V
+	}
+	return nil
+}
+
 // ParamDecoder is implemented by parameter types with their own syntax (dates, linked records, cost…).
 // DecodeParam returns a human-readable reason when raw is not acceptable.
 type ParamDecoder interface {
