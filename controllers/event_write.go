@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"time"
@@ -46,7 +45,6 @@ type EventFields struct {
 
 // eventWrite is a validated write: the fields as they apply to an event, once the transaction has found it.
 type eventWrite struct {
-	ctx      context.Context
 	in       *EventFields
 	password endpoint.Opt[string]
 	user     *models.User
@@ -202,30 +200,12 @@ func (ec *EventController) applyEventStatus(e *models.Event, w *eventWrite) {
 	}
 }
 
-// applyEventAuthor sets the author: an existing user, and another user than the caller only for those who may
-// edit others' events.
+// applyEventAuthor sets the author sent (models.Store.AssignEventAuthor has the rule).
 func (ec *EventController) applyEventAuthor(tx *models.Store, e *models.Event, w *eventWrite, invalid map[string]string) error {
 	if !w.in.Author.Set {
 		return nil
 	}
-	id := uint64(w.in.Author.V)
-	if id == e.AuthorID && !w.creating {
-		return nil
-	}
-	if id != w.user.ID && !w.user.CanEdit(models.Owned{AuthorID: id, Status: e.Status}) {
-		invalid["author"] = "only editors and administrators may assign events to other users"
-		return nil
-	}
-	_, err := tx.UserByID(w.ctx, id)
-	switch {
-	case errors.Is(err, models.ErrNotFound):
-		invalid["author"] = "must be the ID of an existing user"
-		return nil
-	case err != nil:
-		return err
-	}
-	e.AuthorID = id
-	return nil
+	return collectInvalid(invalid, tx.AssignEventAuthor(w.user, e, uint64(w.in.Author.V), w.creating))
 }
 
 // applyEventImage links the image sent: a known ID, or a URL recorded on first use; "", 0 or null removes it.
@@ -250,34 +230,12 @@ func (ec *EventController) applyEventImage(tx *models.Store, e *models.Event, w 
 	return nil
 }
 
-// applyEventParent sets the parent: an event the caller may read, not the event itself or a descendant.
+// applyEventParent sets the parent sent (models.Store.AssignEventParent has the rule).
 func (ec *EventController) applyEventParent(tx *models.Store, e *models.Event, w *eventWrite, invalid map[string]string) error {
-	in := w.in
-	if !in.Parent.Set && !in.Parent.Null {
+	if !w.in.Parent.Set && !w.in.Parent.Null {
 		return nil
 	}
-	id := in.Parent.V.ID
-	if id == 0 {
-		e.ParentID = nil
-		return nil
-	}
-	parent, err := tx.EventByID(id)
-	if errors.Is(err, models.ErrNotFound) || (err == nil && !w.user.CanRead(parent.Owned())) {
-		invalid["parent"] = "no event with this ID exists"
-		return nil
-	}
-	if err == nil {
-		err = tx.CheckEventParent(e.ID, id)
-	}
-	if errors.Is(err, models.ErrParentCycle) {
-		invalid["parent"] = "must not be the event itself or one of its descendants"
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	e.ParentID = &id
-	return nil
+	return collectInvalid(invalid, tx.AssignEventParent(w.user, e, w.in.Parent.V.ID))
 }
 
 // applyEventSlug gives an updated event the slug sent, unique among events; for a new event it settles the base

@@ -235,7 +235,7 @@ func (ec *EventController) requireCurrent(c *gin.Context, tx *models.Store, id u
 // Create handles POST /events.
 func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 	user := models.UserFrom(c.Request.Context())
-	w := &eventWrite{ctx: c.Request.Context(), in: &in.EventFields, password: in.Password, user: user,
+	w := &eventWrite{in: &in.EventFields, password: in.Password, user: user,
 		now: time.Now(), creating: true}
 	if err := ec.checkEventFields(w); err != nil {
 		return err
@@ -294,7 +294,7 @@ func (ec *EventController) UpdateBySlug(c *gin.Context, in *EventUpdateBySlug) e
 // (on the by-slug routes too), and delete rights to send status trash.
 func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateParams) error {
 	user := models.UserFrom(c.Request.Context())
-	w := &eventWrite{ctx: c.Request.Context(), in: &in.EventFields, password: in.Password, user: user, now: time.Now()}
+	w := &eventWrite{in: &in.EventFields, password: in.Password, user: user, now: time.Now()}
 	if err := ec.checkEventFields(w); err != nil {
 		return err
 	}
