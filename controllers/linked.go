@@ -258,8 +258,6 @@ type linkedKind[T any, P models.LinkedRecord[T], In any] struct {
 	prepare func(rec *T)
 	// apply writes the kind's own parameters into rec; bad values go into invalid.
 	apply func(a *App, in *In, rec *T, creating bool, invalid map[string]string)
-	// values are the record's own comparable values by parameter name, for the duplicate rule.
-	values func(a *App, rec *T) map[string]any
 	// shape is the record as the API shows it.
 	shape func(a *App, site Site, rec *T, viewer Viewer, single bool) any
 }
@@ -336,25 +334,14 @@ func (k *linkedKind[T, P, In]) create(a *App, c *gin.Context, in *In) error {
 	return nil
 }
 
-// creation is the create of a record from in by user: the kind's defaults and the parameters sent, and the
-// duplicate rule's comparison (an existing record is the same when it has the same value for every parameter
-// sent, its password included).
+// creation is the create of a record from in by user: the kind's defaults and the parameters sent, which the
+// duplicate rule compares.
 func (k *linkedKind[T, P, In]) creation(a *App, user *models.User, in *In) models.LinkedCreation[T] {
-	sent := endpoint.Sent(in)
 	_, common := k.parts(in)
-	var want map[string]any
-	return models.LinkedCreation[T]{Caller: user,
+	return models.LinkedCreation[T]{Caller: user, Sent: endpoint.Sent(in), Password: common.Password.V,
 		Assign: func(tx *models.Store, rec *T) error {
 			k.prepare(rec)
-			if err := k.assign(a, tx, user, in, rec, true); err != nil {
-				return err
-			}
-			want = k.allValues(a, rec)
-			return nil
-		},
-		Same: func(existing *T) bool {
-			return sameValues(k.allValues(a, existing), want, sent) &&
-				samePassword(*P(existing).Linked().Password, common.Password, sent)
+			return k.assign(a, tx, user, in, rec, true)
 		},
 	}
 }
@@ -398,8 +385,11 @@ func (a *App) assignLinked(tx *models.Store, user *models.User, f models.LinkedF
 	}
 	a.assignPublished(f, in, invalid)
 	if in.Author.Set {
-		if err := assignAuthor(tx, user, f, uint64(in.Author.V), invalid); err != nil {
+		if err := collectInvalid(invalid, tx.CheckLinkedAuthor(user, uint64(in.Author.V))); err != nil {
 			return err
+		}
+		if _, bad := invalid["author"]; !bad {
+			*f.AuthorID = uint64(in.Author.V)
 		}
 	}
 	if in.Image.Set {
@@ -444,65 +434,6 @@ func (a *App) assignPublished(f models.LinkedFields, in *LinkedInput, invalid ma
 		}
 		*f.PublishedAt = t.UTC().Truncate(time.Second)
 	}
-}
-
-// assignAuthor sets the author: an existing user, and someone else than the caller only for callers who may edit
-// others' records.
-func assignAuthor(tx *models.Store, user *models.User, f models.LinkedFields, id uint64, invalid map[string]string) error {
-	if _, err := tx.UserByID(tx.DB().Statement.Context, id); errors.Is(err, models.ErrNotFound) {
-		invalid["author"] = fmt.Sprintf("no user has the ID %d", id)
-		return nil
-	} else if err != nil {
-		return err
-	}
-	if id != user.ID && !user.CanEdit(models.Owned{AuthorID: id, Status: models.StatusDraft}) {
-		return models.Errorf(models.KindForbidden, "rest_cannot_edit_others",
-			"Sorry, you are not allowed to create or edit records as this user.")
-	}
-	*f.AuthorID = id
-	return nil
-}
-
-// allValues are the comparable values of a record by parameter name, shared and the kind's own.
-func (k *linkedKind[T, P, In]) allValues(a *App, rec *T) map[string]any {
-	f := P(rec).Linked()
-	values := map[string]any{
-		"description": *f.Description, "excerpt": *f.Excerpt, "status": *f.Status, "author": *f.AuthorID,
-		"date": f.PublishedAt.Unix(), "date_utc": f.PublishedAt.Unix(), "image": uint64OrZero(*f.ImageID),
-	}
-	for key, v := range k.values(a, rec) {
-		values[key] = v
-	}
-	return values
-}
-
-func uint64OrZero(p *uint64) uint64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
-// samePassword tells whether a stored password is the one sent, when one was sent: passwords are stored salted,
-// so they are compared through the key derivation, not as values.
-func samePassword(stored string, sent endpoint.Opt[string], params map[string]bool) bool {
-	if !params["password"] {
-		return true
-	}
-	if sent.V == "" {
-		return stored == ""
-	}
-	return models.RecordPasswordMatches(stored, sent.V)
-}
-
-// sameValues tells whether two records agree on every sent parameter (the name is matched by the query).
-func sameValues(a, b map[string]any, sent map[string]bool) bool {
-	for key := range sent {
-		if av, known := a[key]; known && av != b[key] {
-			return false
-		}
-	}
-	return true
 }
 
 // update handles POST, PUT and PATCH on /{kind}/{id} and /{kind}/by-slug/{slug}: omitted parameters are

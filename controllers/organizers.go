@@ -41,9 +41,6 @@ var organizerKind = &linkedKind[models.Organizer, *models.Organizer, OrganizerFi
 	parts:   func(in *OrganizerFields) (*endpoint.Opt[string], *LinkedInput) { return &in.Name, &in.LinkedInput },
 	prepare: func(*models.Organizer) {},
 	apply:   applyOrganizerFields,
-	values: func(_ *App, o *models.Organizer) map[string]any {
-		return map[string]any{"phone": o.Phone, "website": o.Website, "email": o.Email}
-	},
 	shape: func(a *App, site Site, o *models.Organizer, viewer Viewer, single bool) any {
 		return a.OrganizerShape(site, o, viewer, single)
 	},

@@ -53,8 +53,7 @@ var venueKind = &linkedKind[models.Venue, *models.Venue, VenueFields]{
 	prepare: func(v *models.Venue) {
 		v.ShowMap, v.ShowMapLink = true, true
 	},
-	apply:  applyVenueFields,
-	values: venueValues,
+	apply: applyVenueFields,
 	shape: func(a *App, site Site, v *models.Venue, viewer Viewer, single bool) any {
 		return a.VenueShape(site, v, viewer, single)
 	},
@@ -188,23 +187,6 @@ func setCoordinate(dst **float64, name string, in endpoint.Opt[coordinate], limi
 		value := in.V.V
 		*dst = &value
 	}
-}
-
-// venueValues are a venue's own comparable values, for the duplicate rule.
-func venueValues(a *App, v *models.Venue) map[string]any {
-	return map[string]any{
-		"address": v.Address, "city": v.City, "country": v.Country, "province": v.Province, "state": v.State,
-		"zip": v.Zip, "phone": v.Phone, "stateprovince": v.StateProvince, "website": v.Website,
-		"show_map": v.ShowMap, "show_map_link": v.ShowMapLink,
-		"geo_lat": floatOrNil(v.GeoLat), "geo_lng": floatOrNil(v.GeoLng),
-	}
-}
-
-func floatOrNil(p *float64) any {
-	if p == nil {
-		return nil
-	}
-	return *p
 }
 
 // VenueRecord is a venue as the API shows it, in The Events Calendar's order: empty texts omitted, author as a

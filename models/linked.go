@@ -38,6 +38,45 @@ func (f LinkedFields) Owned() Owned {
 type LinkedRecord[T any] interface {
 	*T
 	Linked() LinkedFields
+	// KindValues are the values of the kind's own fields, by the name of the parameter that writes them.
+	KindValues() map[string]any
+}
+
+// paramValues are the values of a record's fields by the name of the parameter that writes them (the name and
+// password aside), as the duplicate rule compares them.
+func paramValues[T any, P LinkedRecord[T]](rec *T) map[string]any {
+	f := P(rec).Linked()
+	values := P(rec).KindValues()
+	values["description"], values["excerpt"], values["status"] = *f.Description, *f.Excerpt, *f.Status
+	values["author"], values["date"], values["date_utc"] = *f.AuthorID, f.PublishedAt.Unix(), f.PublishedAt.Unix()
+	values["image"] = uint64(0)
+	if *f.ImageID != nil {
+		values["image"] = **f.ImageID
+	}
+	return values
+}
+
+// KindValues are a venue's own values by parameter name.
+func (v *Venue) KindValues() map[string]any {
+	return map[string]any{
+		"address": v.Address, "city": v.City, "country": v.Country, "province": v.Province, "state": v.State,
+		"zip": v.Zip, "phone": v.Phone, "stateprovince": v.StateProvince, "website": v.Website,
+		"show_map": v.ShowMap, "show_map_link": v.ShowMapLink,
+		"geo_lat": floatOrNil(v.GeoLat), "geo_lng": floatOrNil(v.GeoLng),
+	}
+}
+
+// KindValues are an organizer's own values by parameter name.
+func (o *Organizer) KindValues() map[string]any {
+	return map[string]any{"phone": o.Phone, "website": o.Website, "email": o.Email}
+}
+
+// floatOrNil is *p, or nil, as a comparable value.
+func floatOrNil(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
 
 // linkedKind is what the two kinds differ in below the API: their tables and the columns search looks at.

@@ -127,9 +127,27 @@ type LinkedCreation[T any] struct {
 	// Assign fills the new record, whose author is the caller and publication date now, from the request (the
 	// kind's defaults included); its error, such as the bad values it found, aborts the create.
 	Assign func(tx *Store, rec *T) error
-	// Same tells whether an existing record, of the same name ignoring case, holds every value the request sent:
-	// the create then answers that record instead of making another.
-	Same func(existing *T) bool
+	// Sent are the names of the parameters the request sent, and Password the password sent in plain text: an
+	// existing record of the same name ignoring case that has the new record's value for each of them (and this
+	// password, when sent) is the answer instead of a new record.
+	Sent     map[string]bool
+	Password string
+}
+
+// same tells whether existing has the values of rec for every parameter c sent, its password included.
+func (c LinkedCreation[T]) same(existing map[string]any, existingPassword string, rec map[string]any) bool {
+	for name := range c.Sent {
+		if v, known := rec[name]; known && v != existing[name] {
+			return false
+		}
+	}
+	switch {
+	case !c.Sent["password"]:
+		return true
+	case c.Password == "":
+		return existingPassword == ""
+	}
+	return RecordPasswordMatches(existingPassword, c.Password)
 }
 
 // AddLinked creates a venue or organizer in one transaction of its own, or finds the identical one that exists
@@ -148,7 +166,7 @@ func AddLinked[T any, P LinkedRecord[T]](ctx context.Context, s *Store, c Linked
 // InsertLinked creates a venue or organizer in tx, the transaction of the write that asks for it, or returns an
 // identical existing one (created false). In this order: c.Assign, whose error aborts; then the duplicate rule,
 // under a lock on the name that concurrent creates of the same name wait for: among the records of the same name
-// ignoring case that are not in the trash and the caller may read, the oldest that c.Same accepts is the answer;
+// ignoring case that are not in the trash and the caller may read, the oldest with the values c sent is the answer;
 // else the record is inserted with a slug of its own.
 func InsertLinked[T any, P LinkedRecord[T]](tx *Store, c LinkedCreation[T]) (*T, bool, error) {
 	rec := new(T)
@@ -165,9 +183,11 @@ func InsertLinked[T any, P LinkedRecord[T]](tx *Store, c LinkedCreation[T]) (*T,
 	if err != nil {
 		return nil, false, err
 	}
+	values := paramValues[T, P](rec)
 	for i := range candidates {
 		existing := &candidates[i]
-		if c.Caller.CanRead(P(existing).Linked().Owned()) && c.Same(existing) {
+		f := P(existing).Linked()
+		if c.Caller.CanRead(f.Owned()) && c.same(paramValues[T, P](existing), *f.Password, values) {
 			return existing, false, nil
 		}
 	}

@@ -118,55 +118,87 @@ func TestLinkedCreatesOwnTheDuplicateRule(t *testing.T) {
 	author := testUser(t, s, "author", RoleAuthor)
 	contributor := testUser(t, s, "contributor", RoleContributor)
 	subscriber := testUser(t, s, "subscriber", RoleSubscriber)
-	// create adds a venue named name as caller, with the status the caller may give status; same is the rule's
-	// comparison of the other values.
-	create := func(caller *User, name, status string, same bool) (*Venue, bool, error) {
-		return AddLinked[Venue](ctx, s, LinkedCreation[Venue]{Caller: caller,
+	// create adds a venue named name in city as caller, with the status the caller may give status, sending the
+	// name and the city.
+	create := func(caller *User, name, status, city string) (*Venue, bool, error) {
+		return AddLinked[Venue](ctx, s, LinkedCreation[Venue]{Caller: caller, Sent: map[string]bool{"venue": true, "city": true},
 			Assign: func(_ *Store, v *Venue) error {
-				v.Name, v.Status = name, caller.ScaleBackStatus(status, "", true)
+				v.Name, v.City, v.Status = name, city, caller.ScaleBackStatus(status, "", true)
 				return nil
-			},
-			Same: func(*Venue) bool { return same }})
+			}})
 	}
 
-	if _, _, err := create(subscriber, "Hall", StatusPublish, true); errorCode(err) != "rest_forbidden" {
+	if _, _, err := create(subscriber, "Hall", StatusPublish, "Paris"); errorCode(err) != "rest_forbidden" {
 		t.Fatalf("a subscriber's create: %v", err)
 	}
-	if _, _, err := create(nil, "Hall", StatusPublish, true); errorCode(err) != "rest_forbidden" {
+	if _, _, err := create(nil, "Hall", StatusPublish, "Paris"); errorCode(err) != "rest_forbidden" {
 		t.Fatalf("an anonymous create: %v", err)
 	}
 	if n := rows(t, s, "venues"); n != 0 {
 		t.Fatalf("refused creates wrote %d venues", n)
 	}
 
-	hall, created, err := create(author, "Hall", StatusPublish, true)
+	hall, created, err := create(author, "Hall", StatusPublish, "Paris")
 	if err != nil || !created || hall.Slug != "hall" || hall.AuthorID != author.ID || hall.PublishedAt.IsZero() {
 		t.Fatalf("the first Hall: %+v, created %v, %v", hall, created, err)
 	}
 	t.Run("the same name ignoring case with the same values is the existing record", func(t *testing.T) {
-		again, created, err := create(contributor, "HALL", StatusPublish, true)
+		again, created, err := create(contributor, "HALL", StatusPublish, "Paris")
 		if err != nil || created || again.ID != hall.ID {
 			t.Fatalf("%+v, created %v, %v", again, created, err)
 		}
 	})
 	t.Run("other values make another record with a slug of its own", func(t *testing.T) {
-		other, created, err := create(author, "Hall", StatusPublish, false)
+		other, created, err := create(author, "Hall", StatusPublish, "Lyon")
 		if err != nil || !created || other.ID == hall.ID || other.Slug != "hall-2" {
 			t.Fatalf("%+v, created %v, %v", other, created, err)
 		}
 	})
-	t.Run("a record the caller may not read is no duplicate", func(t *testing.T) {
-		attic, _, err := create(author, "Attic", StatusDraft, true)
+	t.Run("a value the request did not send is not compared", func(t *testing.T) {
+		again, created, err := AddLinked[Venue](ctx, s, LinkedCreation[Venue]{Caller: author,
+			Sent: map[string]bool{"venue": true}, Assign: func(_ *Store, v *Venue) error {
+				v.Name, v.Status, v.Phone = "Hall", StatusPublish, "+33 1 23 45 67 89"
+				return nil
+			}})
+		if err != nil || created || again.ID != hall.ID {
+			t.Fatalf("%+v, created %v, %v", again, created, err)
+		}
+	})
+	t.Run("a password sent must match the existing record's", func(t *testing.T) {
+		withPassword := func(name, password string) (*Venue, bool, error) {
+			return AddLinked[Venue](ctx, s, LinkedCreation[Venue]{Caller: author,
+				Sent: map[string]bool{"venue": true, "password": true}, Password: password,
+				Assign: func(_ *Store, v *Venue) error {
+					v.Name, v.Status, v.Password = name, StatusPublish, HashRecordPassword(password)
+					return nil
+				}})
+		}
+		vault, _, err := withPassword("Vault", "s3cret")
 		if err != nil {
 			t.Fatal(err)
 		}
-		mine, created, err := create(contributor, "attic", StatusPublish, true)
+		if again, created, err := withPassword("Vault", "s3cret"); err != nil || created || again.ID != vault.ID {
+			t.Fatalf("the same password: %+v, created %v, %v", again, created, err)
+		}
+		if other, created, err := withPassword("Vault", "other"); err != nil || !created || other.ID == vault.ID {
+			t.Fatalf("another password: %+v, created %v, %v", other, created, err)
+		}
+		if open, created, err := withPassword("Vault", ""); err != nil || !created || open.ID == vault.ID {
+			t.Fatalf("no password: %+v, created %v, %v", open, created, err)
+		}
+	})
+	t.Run("a record the caller may not read is no duplicate", func(t *testing.T) {
+		attic, _, err := create(author, "Attic", StatusDraft, "Paris")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine, created, err := create(contributor, "attic", StatusPublish, "Paris")
 		if err != nil || !created || mine.ID == attic.ID || mine.Status != StatusPending {
 			t.Fatalf("%+v, created %v, %v", mine, created, err)
 		}
 	})
 	t.Run("a trashed record is no duplicate", func(t *testing.T) {
-		cellar, _, err := create(author, "Cellar", StatusPublish, true)
+		cellar, _, err := create(author, "Cellar", StatusPublish, "Paris")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +206,7 @@ func TestLinkedCreatesOwnTheDuplicateRule(t *testing.T) {
 			ID: cellar.ID}}); err != nil {
 			t.Fatal(err)
 		}
-		again, created, err := create(author, "Cellar", StatusPublish, true)
+		again, created, err := create(author, "Cellar", StatusPublish, "Paris")
 		if err != nil || !created || again.ID == cellar.ID {
 			t.Fatalf("%+v, created %v, %v", again, created, err)
 		}
@@ -183,15 +215,14 @@ func TestLinkedCreatesOwnTheDuplicateRule(t *testing.T) {
 		before := rows(t, s, "venues")
 		invalid := InvalidParam("venue", "must not be empty")
 		_, _, err := AddLinked[Venue](ctx, s, LinkedCreation[Venue]{Caller: author,
-			Assign: func(*Store, *Venue) error { return invalid }, Same: func(*Venue) bool { return false }})
+			Assign: func(*Store, *Venue) error { return invalid }})
 		if !errors.Is(err, invalid) {
 			t.Fatalf("bad input: %v", err)
 		}
 		later := errors.New("the event write failed")
 		err = s.Tx(ctx, func(tx *Store) error {
 			if _, _, err := InsertLinked[Venue](tx, LinkedCreation[Venue]{Caller: author,
-				Assign: func(_ *Store, v *Venue) error { v.Name, v.Status = "Inline", StatusPublish; return nil },
-				Same:   func(*Venue) bool { return false }}); err != nil {
+				Assign: func(_ *Store, v *Venue) error { v.Name, v.Status = "Inline", StatusPublish; return nil }}); err != nil {
 				return err
 			}
 			return later
