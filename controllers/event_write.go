@@ -18,7 +18,7 @@ type EventFields struct {
 	Description      endpoint.Opt[string]          `param:"description" doc:"The event description, HTML (sanitised against an allow-list)."`
 	Slug             endpoint.Opt[string]          `param:"slug" doc:"The event slug; generated from the title when absent, made unique with -2, -3, …"`
 	Excerpt          endpoint.Opt[string]          `param:"excerpt" doc:"The event excerpt, HTML (sanitised against an allow-list)."`
-	Status           endpoint.Opt[string]          `param:"status" enum:"publish,future,draft,pending,private,trash" doc:"The event status. Users who cannot publish get pending for publish or future. An update without status keeps it; an update with a status restores a trashed event. trash is only valid on update (it moves the event to the trash)."`
+	Status           endpoint.Opt[string]          `param:"status" enum:"publish,future,draft,pending,private,trash" doc:"The event status. Users who cannot publish get pending for publish or future. An update without status keeps it; an update with a status restores a trashed event (a cancelled occurrence of a series comes back into its rule: no longer an EXDATE, an RDATE where the rule ended before it). trash is only valid on update (it moves the event to the trash)."`
 	Author           endpoint.Opt[int64]           `param:"author" doc:"The ID of the event's author; defaults to the current user. Only editors and administrators may name another user."`
 	Date             endpoint.Opt[DateParam]       `param:"date" doc:"The publication date, read in the request's timezone or the site timezone."`
 	DateUTC          endpoint.Opt[DateParam]       `param:"date_utc" doc:"The publication date in UTC; wins over date when both are sent."`

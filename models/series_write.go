@@ -113,14 +113,36 @@ func (s *Store) updateSingle(e *Event, u EventUpdate) (EventLinkIDs, error) {
 	return links, s.StoreEventLinks(e, links, before)
 }
 
-// updateOccurrence changes one occurrence as any event, and records the fields it changed as its own.
+// updateOccurrence changes one occurrence as any event, and records the fields it changed as its own. Restoring
+// a cancelled occurrence (one in the trash) makes its series produce it again.
 func (s *Store) updateOccurrence(e *Event, u EventUpdate) error {
+	cancelled := e.Status == StatusTrash
 	if _, err := s.updateSingle(e, u); err != nil {
 		return err
 	}
 	occ := *e.Occurrence
 	occ.AddOverrides(u.Edit.Fields...)
-	return s.SaveOccurrence(&occ)
+	if err := s.SaveOccurrence(&occ); err != nil {
+		return err
+	}
+	if cancelled && e.Status != StatusTrash {
+		return s.uncancel(e)
+	}
+	return nil
+}
+
+// uncancel puts the original start of occurrence o back into its series' rule: no longer an EXDATE, and an RDATE
+// when the rule does not produce it (it was cancelled with the ones after it), so that a later edit of the series
+// keeps it and a feed lists it.
+func (s *Store) uncancel(o *Event) error {
+	head, set, err := s.lockSeriesOf(o)
+	if err != nil {
+		return err
+	}
+	set = set.Including(o.Occurrence.RecurrenceID.In(input.StoredLocation(head.Timezone)))
+	ser := *head.Series
+	ser.Recurrence, ser.RecurrenceText = strings.Join(set.Lines(), "\n"), set.Text()
+	return s.SaveSeries(&ser)
 }
 
 // createSeries writes e (applied, not yet inserted) as a series record with an occurrence for each start of its
@@ -330,14 +352,7 @@ func (s *Store) matchOccurrences(prev, e *Event, set *recurrence.Set, fields []s
 			return err
 		}
 	}
-	var removed []Event
-	for _, i := range m.Removed {
-		if o := byID[rows[i].EventID]; o != nil && o.Status != StatusTrash {
-			// A trashed occurrence was cancelled (its start is an EXDATE now): it stays in the trash.
-			removed = append(removed, *o)
-		}
-	}
-	if err := s.DeleteEvents(removed); err != nil {
+	if err := s.removeOccurrences(e, rows, m, byID); err != nil {
 		return err
 	}
 	l, err := seriesLinks(e, EventLinkIDs{})
@@ -345,6 +360,36 @@ func (s *Store) matchOccurrences(prev, e *Event, set *recurrence.Set, fields []s
 		return err
 	}
 	return s.AddSeriesOccurrences(e, e.Series, m.Added, l.Venues, l.Organizers, l.Categories, l.Tags)
+}
+
+// removeOccurrences deletes the occurrences of series record e that its rule no longer produces (m.Removed,
+// indexes of rows), except the cancelled ones: an occurrence in the trash stays there, its start an EXDATE of the
+// rule, and moves as that EXDATE moved with the series' start (m.Shifted), so that restoring it brings it back
+// where the series now produces it.
+func (s *Store) removeOccurrences(e *Event, rows []EventOccurrence, m recurrence.Matching, byID map[uint64]*Event) error {
+	var removed []Event
+	var moves []OccurrenceMove
+	loc := input.StoredLocation(e.Timezone)
+	for _, i := range m.Removed {
+		o := byID[rows[i].EventID]
+		switch {
+		case o == nil:
+		case o.Status != StatusTrash:
+			removed = append(removed, *o)
+		case !m.Shifted[i].Equal(rows[i].RecurrenceID):
+			rid := m.Shifted[i].UTC()
+			move := OccurrenceMove{EventID: o.ID, Dates: !rows[i].Overridden("dates"), RecurrenceID: &rid}
+			if move.Dates {
+				move.Start, move.End = OccurrenceDates(e, rid)
+				move.Abbr = input.TimezoneAbbr(loc, e.Timezone, move.Start)
+			}
+			moves = append(moves, move)
+		}
+	}
+	if err := s.DeleteEvents(removed); err != nil {
+		return err
+	}
+	return s.SetOccurrenceDates(moves, e.Timezone, e.AllDay, e.UpdatedAt)
 }
 
 // changeOccurrence applies a series update to one of its occurrences: the fields sent that it did not change on

@@ -360,3 +360,59 @@ func TestSeriesRulesRefuseAndChangeNothing(t *testing.T) {
 		changesNothing(t)
 	})
 }
+
+func TestACancelledOccurrenceMovesWithItsSeriesAndComesBackWhenRestored(t *testing.T) {
+	ctx := context.Background()
+	s := testStore(t)
+	author := testUser(t, s, "author", RoleAuthor)
+	e := createSeries(t, s, author, "Club", "RRULE:FREQ=WEEKLY;COUNT=5")
+	occ := occurrencesOf(t, s, e.ID)
+	cancelled, ended := occ[1], occ[4]
+	for _, r := range []struct {
+		id    uint64
+		scope *string
+	}{{cancelled.ID, nil}, {ended.ID, ptr(ScopeFollowing)}} {
+		if _, err := s.RemoveEvent(ctx, EventRemoval{EventChange: EventChange{Caller: author, ID: r.id}, Scope: r.scope}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := update(s, author, e.ID, SeriesEdit{Fields: []string{"dates"}}, func(e *Event) {
+		e.StartUTC, e.EndUTC = e.StartUTC.Add(time.Hour), e.EndUTC.Add(time.Hour)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range occurrencesOf(t, s, e.ID) {
+		if o.ID == cancelled.ID && (o.Status != StatusTrash || !o.StartUTC.Equal(cancelled.StartUTC.Add(time.Hour)) ||
+			!o.row.RecurrenceID.Equal(cancelled.row.RecurrenceID.Add(time.Hour))) {
+			t.Fatalf("the cancelled occurrence did not move with its EXDATE: %s at %v (original start %v)", o.Status,
+				o.StartUTC, o.row.RecurrenceID)
+		}
+	}
+
+	restore := func(id uint64) {
+		t.Helper()
+		if _, err := update(s, author, id, SeriesEdit{Fields: []string{"status"}}, func(e *Event) {
+			e.TrashedStatus, e.Status = "", StatusPublish
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	restore(cancelled.ID)
+	restore(ended.ID)
+	rule := seriesRule(t, s, e.ID)
+	if strings.Contains(rule, "EXDATE") || !strings.Contains(rule, "RDATE:20300204T190000") {
+		t.Fatalf("restoring did not put the occurrences back into the rule: %q", rule)
+	}
+	if _, err := update(s, author, e.ID, SeriesEdit{Fields: []string{"title"}}, retitled("Book club")); err != nil {
+		t.Fatal(err)
+	}
+	after := occurrencesOf(t, s, e.ID)
+	if !slices.Equal(eventIDs(after), eventIDs(occ)) {
+		t.Fatalf("a series edit after restoring left %v, want %v", eventIDs(after), eventIDs(occ))
+	}
+	for _, o := range after {
+		if o.Status != StatusPublish || o.Title != "Book club" {
+			t.Fatalf("occurrence %d: %s %q", o.ID, o.Status, o.Title)
+		}
+	}
+}

@@ -309,3 +309,41 @@ func TestMovingASeriesMovesItsAddedAndCancelledDates(t *testing.T) {
 		t.Errorf("ical.js expands the feed to %s, want %s", got, want)
 	}
 }
+
+func TestACancelledOccurrenceRestoredAfterItsSeriesMovedComesBackAtTheNewTime(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, token, weeklyClass())
+	id := int(idOf(t, series))
+	occ := app.seriesList(t, id, "")
+	app.Do(Request{Method: http.MethodDelete, Path: eventPath(occ[5]), Token: token}).ExpectStatus(t, http.StatusOK)
+	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"start_date": "2027-03-02 19:00",
+		"end_date": "2027-03-02 20:30"})
+	restored := app.updateEvent(t, http.MethodPatch, eventPath(occ[5]), token, map[string]any{"status": "publish"})
+	if restored["start_date"] != "2027-03-18 19:00:00" || restored["recurrence_id"] != "2027-03-18 19:00:00" {
+		t.Errorf("the restored occurrence starts %v (original start %v), want the series' new time",
+			restored["start_date"], restored["recurrence_id"])
+	}
+	record := app.Get(eventPath(series)).ExpectStatus(t, http.StatusOK).JSON(t)
+	if got := fmt.Sprint(record["recurrence"]); got != "[RRULE:FREQ=WEEKLY;COUNT=10;BYDAY=TU,TH]" {
+		t.Errorf("recurrence after the restore: %s, want the cancellation gone", got)
+	}
+	// A later edit of the series keeps it, and the feed expands to the list.
+	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"title": "Dance class"})
+	var listed []string
+	for _, o := range app.seriesList(t, id, "") {
+		listed = append(listed, o["start_date"].(string)[:10])
+	}
+	if len(listed) != 10 || listed[5] != "2027-03-18" {
+		t.Fatalf("listed after a series edit: %v", listed)
+	}
+	feed := app.Get(eventPath(series)+".ics").ExpectStatus(t, http.StatusOK).Body
+	var expanded []string
+	for _, e := range expandICalJS(t, feed, "2028-01-01") {
+		expanded = append(expanded, e.Start[:10])
+	}
+	if strings.Join(expanded, " ") != strings.Join(listed, " ") {
+		t.Errorf("ical.js expands the feed to %v, the list has %v", expanded, listed)
+	}
+}

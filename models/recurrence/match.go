@@ -14,6 +14,9 @@ type Matching struct {
 	Added []time.Time
 	// Removed are the indexes of stored occurrences the series no longer produces: occurrences to delete.
 	Removed []int
+	// Shifted maps each of Removed to its original start moved as the series' start moved: where a cancelled
+	// occurrence, which the series no longer produces, follows its moved EXDATE.
+	Shifted map[int]time.Time
 }
 
 // Match pairs stored occurrences (their original starts, in any order) with the starts a series now produces.
@@ -28,7 +31,7 @@ func Match(stored []time.Time, oldStart, newStart time.Time, starts []time.Time)
 	for _, t := range starts {
 		produced[t.Unix()] = true
 	}
-	m := Matching{Kept: map[int]time.Time{}}
+	m := Matching{Kept: map[int]time.Time{}, Shifted: map[int]time.Time{}}
 	taken := map[int64]bool{}
 	for i, rid := range stored {
 		moved := shift.apply(rid.In(loc))
@@ -38,6 +41,7 @@ func Match(stored []time.Time, oldStart, newStart time.Time, starts []time.Time)
 			continue
 		}
 		m.Removed = append(m.Removed, i)
+		m.Shifted[i] = moved
 	}
 	for _, t := range starts {
 		if !taken[t.Unix()] {

@@ -2,6 +2,7 @@ package recurrence
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -14,6 +15,17 @@ func (s *Set) WithExdate(t time.Time) (*Set, error) {
 	c := s.clone()
 	c.exdates = sortedUnique(append(c.exdates, t.In(s.start.Location())))
 	return c, nil
+}
+
+// Including returns the series with t among its occurrences again: t is no longer an EXDATE, and when no rule or
+// RDATE produces it then, it becomes an RDATE. It is what restoring a cancelled occurrence does to its series.
+func (s *Set) Including(t time.Time) *Set {
+	c := s.clone()
+	c.exdates = slices.DeleteFunc(c.exdates, t.Equal)
+	if got := c.Between(t, t.Add(time.Second), 1); len(got) == 0 || !got[0].Equal(t) {
+		c.rdates = sortedUnique(append(c.rdates, t.In(s.start.Location())))
+	}
+	return c
 }
 
 // EndBefore returns the series cut just before t: every rule gets an UNTIL before t (a COUNT becomes that UNTIL),
