@@ -1,7 +1,7 @@
 package tests
 
-// The suite's one vocabulary: record IDs, JSON key order, golden files, inserting events behind the API, and
-// counting statements. Every test file uses these, and none defines its own.
+// The suite's one vocabulary: record IDs, whole lists, JSON key order, golden files, inserting events behind the API,
+// and counting statements. Every test file uses these, and none defines its own.
 
 import (
 	"bytes"
@@ -171,23 +171,9 @@ type testEvent struct {
 	Organizers []uint64
 }
 
-// insertEvent stores an event with its links through the models, behind the API, for states no route reaches
-// cheaply, and returns its ID. An event without an author gets a new administrator as its author.
-func (a *App) insertEvent(e testEvent) uint64 {
-	a.t.Helper()
-	if e.AuthorID == 0 {
-		login, _ := a.User(models.RoleAdministrator)
-		e.AuthorID = a.userID(login)
-	}
-	id, err := a.insertEventIn(a.Store, e)
-	if err != nil {
-		a.t.Fatalf("inserting an event: %v", err)
-	}
-	return id
-}
-
-// insertEventIn is insertEvent through store (a transaction of the caller's, or from another goroutine): it
-// returns the error instead of failing the test, and e must name its author.
+// insertEventIn stores an event with its links through store (a transaction of the caller's, or from another
+// goroutine), behind the API, for tests of store functions that no route runs in a write's transaction; it returns
+// the error instead of failing the test. e must name its author.
 func (a *App) insertEventIn(store *models.Store, e testEvent) (uint64, error) {
 	if e.Status == "" {
 		e.Status = models.StatusPublish
