@@ -83,7 +83,7 @@ func TestAWriteIsVisibleToTheVeryNextReadOnEveryInstance(t *testing.T) {
 		}
 	}
 
-	// A write through the store that bypasses the API (a maintenance task) is seen too.
+	// A write behind the service's back (a maintenance task in SQL, which no API makes) is seen too.
 	if err := a.Store.DB().Exec("UPDATE tags SET description = 'from SQL'").Error; err != nil {
 		t.Fatal(err)
 	}

@@ -170,7 +170,9 @@ func TestAVenueAndCategoryListFollowsEveryLinkChange(t *testing.T) {
 		ExpectStatus(t, http.StatusOK)
 	expect("category deleted", both("music", fmt.Sprintf("%d,%d", v1, v2)), f)
 	var pairs int64 // the derived table again: no answer shows a pair left behind
-	app.Store.DB().Model(&models.EventVenueCategory{}).Count(&pairs)
+	if err := app.Store.DB().Model(&models.EventVenueCategory{}).Count(&pairs).Error; err != nil {
+		t.Fatal(err)
+	}
 	if pairs != 1 {
 		t.Fatalf("%d venue and category pairs are left, want 1 (F at Hall in Music)", pairs)
 	}

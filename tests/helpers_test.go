@@ -1,13 +1,14 @@
 package tests
 
-// The suite's one vocabulary: record IDs, JSON key order, golden files, inserting events behind the API, and
-// counting statements. Every test file uses these, and none defines its own.
+// The suite's one vocabulary: record IDs, whole lists, JSON key order, golden files, inserting events behind the API,
+// and counting statements. Every test file uses these, and none defines its own.
 
 import (
 	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -45,8 +46,9 @@ func (a *App) userID(login string) uint64 {
 	return u.ID
 }
 
-// count counts the rows of a table, to prove that a refused or failed write left nothing behind: every row,
-// drafts, trash and records the caller may not read included, which no list shows all of.
+// count counts the rows of a table, to prove what a write left behind (nothing, after a refused or failed write or
+// a permanent delete; one event and no user, after a create): every row, drafts, trash, hidden events and records
+// the caller may not read included, which no list shows all of, and users, which have no API.
 func (a *App) count(t *testing.T, table string) int64 {
 	t.Helper()
 	var n int64
@@ -54,6 +56,30 @@ func (a *App) count(t *testing.T, table string) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// listAll GETs every page of a list as the holder of token (anonymous when "") and returns its records: path is the
+// collection with its query ("/venues?search=hall"), key the envelope's key ("venues").
+func (a *App) listAll(t *testing.T, path, key, token string) []map[string]any {
+	t.Helper()
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	var out []map[string]any
+	for page := 1; ; page++ {
+		body := a.Get(fmt.Sprintf("%s%sper_page=50&page=%d", path, sep, page), token).ExpectStatus(t, http.StatusOK).JSON(t)
+		items, ok := body[key].([]any)
+		if !ok {
+			t.Fatalf("GET %s: no %s list: %v", path, key, body)
+		}
+		for _, item := range items {
+			out = append(out, item.(map[string]any))
+		}
+		if float64(page) >= body["total_pages"].(float64) {
+			return out
+		}
+	}
 }
 
 // sortedKeys lists an object's keys, sorted.
@@ -145,23 +171,9 @@ type testEvent struct {
 	Organizers []uint64
 }
 
-// insertEvent stores an event with its links through the models, behind the API, for states no route reaches
-// cheaply, and returns its ID. An event without an author gets a new administrator as its author.
-func (a *App) insertEvent(e testEvent) uint64 {
-	a.t.Helper()
-	if e.AuthorID == 0 {
-		login, _ := a.User(models.RoleAdministrator)
-		e.AuthorID = a.userID(login)
-	}
-	id, err := a.insertEventIn(a.Store, e)
-	if err != nil {
-		a.t.Fatalf("inserting an event: %v", err)
-	}
-	return id
-}
-
-// insertEventIn is insertEvent through store (a transaction of the caller's, or from another goroutine): it
-// returns the error instead of failing the test, and e must name its author.
+// insertEventIn stores an event with its links through store (a transaction of the caller's, or from another
+// goroutine), behind the API, for tests of store functions that no route runs in a write's transaction; it returns
+// the error instead of failing the test. e must name its author.
 func (a *App) insertEventIn(store *models.Store, e testEvent) (uint64, error) {
 	if e.Status == "" {
 		e.Status = models.StatusPublish
@@ -218,7 +230,8 @@ func (a *App) statementsDuring(fn func()) int {
 
 // onEveryStatement calls fn, registered under name, for every statement the store sends from now on (queries,
 // row scans, raw statements, creates, updates and deletes); the dry runs GORM makes to build subqueries send
-// nothing and are left out.
+// nothing and are left out. It hooks into the store because what a request sends to the database is the fact,
+// and no answer shows it.
 func onEveryStatement(t *testing.T, app *App, name string, fn func(*gorm.DB)) {
 	t.Helper()
 	call := func(db *gorm.DB) {

@@ -130,7 +130,8 @@ func TestStoredRecordPasswordsAreMigrated(t *testing.T) {
 	app := NewApp(t)
 	editor := app.Token(models.RoleEditor)
 	event, venue, organizer := protectedRecords(t, app, editor, "before")
-	// As an older version stored them: events an unsalted SHA-256, venues and organizers as given.
+	// As an older version stored them: events an unsalted SHA-256, venues and organizers as given. No API writes
+	// these forms, and the migration that rewrites them is what is tested.
 	sum := sha256.Sum256([]byte("legacy event"))
 	db := app.Store.DB()
 	for _, stmt := range []string{

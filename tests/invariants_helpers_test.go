@@ -26,8 +26,8 @@ func expectKeptTotalsMatchEvents(t *testing.T, store *models.Store) {
 	expectNoProblems(t, "kept totals", store, invariants.KeptTotals)
 }
 
-// expectNoProblems fails the test with each problem check finds in the store's database. A database the test took
-// away is not checked, and says so.
+// expectNoProblems fails the test with each problem check finds in the store's database: the link rows and kept
+// totals it compares are tables no answer shows whole. A database the test took away is not checked, and says so.
 func expectNoProblems(t *testing.T, what string, store *models.Store, check func(*gorm.DB) ([]string, error)) {
 	t.Helper()
 	problems, err := check(store.DB())

@@ -79,17 +79,21 @@ func (k linkedKind) list(t *testing.T, app *App, query, token string) ([]string,
 	return names, body
 }
 
-// linkedIDs returns the venue or organizer IDs linked to an event, in their order, from its link rows: an event's
-// record leaves out linked records the caller may not read, trashed ones among them, so only the rows show that
-// trashing a record removed its links.
-func (a *App) linkedIDs(k linkedKind, eventID uint64) []uint64 {
-	a.t.Helper()
-	column := k.name + "_id"
+// linkedIDs returns the venue or organizer IDs an event links to, in their order, as its record shows them to the
+// editor holding token; and fails unless the list by that event, every status and the trash included, finds the
+// same records (that list reads the link rows, which a trashed record would otherwise keep).
+func (a *App) linkedIDs(t *testing.T, k linkedKind, token string, eventID uint64) []uint64 {
+	t.Helper()
 	var ids []uint64
-	err := a.Store.DB().Table("event_"+k.plural).Where("event_id = ?", eventID).Order("position").
-		Pluck(column, &ids).Error
-	if err != nil {
-		a.t.Fatal(err)
+	for _, id := range linkIDs(t, a.Get(fmt.Sprintf("/events/%d", eventID), token).ExpectStatus(t, http.StatusOK).JSON(t)[k.name]) {
+		ids = append(ids, uint64(id))
+	}
+	var listed []uint64
+	for _, rec := range a.listAll(t, fmt.Sprintf("/%s?event=%d&status=any,trash", k.plural, eventID), k.plural, token) {
+		listed = append(listed, idOf(t, rec))
+	}
+	if fmt.Sprint(sortedIDs(listed)) != fmt.Sprint(sortedIDs(ids)) {
+		t.Fatalf("event %d shows %s %v, but the list by that event finds %v", eventID, k.plural, ids, listed)
 	}
 	return ids
 }
@@ -536,22 +540,17 @@ func TestTrashingOrDeletingUnlinksOnlyThatRecordFromEveryEvent(t *testing.T) {
 		a := idOf(t, k.create(t, app, token, "A", nil))
 		b := idOf(t, k.create(t, app, token, "B", nil))
 		c := idOf(t, k.create(t, app, token, "C", nil))
-		link := testEvent{}
-		if k.name == "venue" {
-			link.Venues = []uint64{a, b, c}
-		} else {
-			link.Organizers = []uint64{a, b, c}
-		}
-		e1, e2 := app.insertEvent(link), app.insertEvent(link)
+		e1 := idOf(t, app.createEvent(t, token, eventBody("One", 3, k.name, []any{a, b, c})))
+		e2 := idOf(t, app.createEvent(t, token, eventBody("Two", 4, k.name, []any{a, b, c})))
 		app.Do(Request{Method: http.MethodDelete, Path: k.path(b), Token: token}).ExpectStatus(t, http.StatusOK)
 		for _, e := range []uint64{e1, e2} {
-			if got := app.linkedIDs(k, e); !reflect.DeepEqual(got, []uint64{a, c}) {
+			if got := app.linkedIDs(t, k, token, e); !reflect.DeepEqual(got, []uint64{a, c}) {
 				t.Fatalf("after trashing %d, event %d links %v", b, e, got)
 			}
 		}
 		app.Do(Request{Method: http.MethodDelete, Path: k.path(a) + "?force=1", Token: token}).ExpectStatus(t, http.StatusOK)
 		for _, e := range []uint64{e1, e2} {
-			if got := app.linkedIDs(k, e); !reflect.DeepEqual(got, []uint64{c}) {
+			if got := app.linkedIDs(t, k, token, e); !reflect.DeepEqual(got, []uint64{c}) {
 				t.Fatalf("after deleting %d, event %d links %v", a, e, got)
 			}
 		}
@@ -826,14 +825,8 @@ func TestTheEventFilterKeepsTheRecordsLinkedToThatEvent(t *testing.T) {
 		a := idOf(t, k.create(t, app, token, "A", nil))
 		b := idOf(t, k.create(t, app, token, "B", map[string]any{"status": "draft"}))
 		k.create(t, app, token, "C", nil)
-		link := testEvent{}
-		if k.name == "venue" {
-			link.Venues = []uint64{a, b}
-		} else {
-			link.Organizers = []uint64{a, b}
-		}
-		e := app.insertEvent(link)
-		lonely := app.insertEvent(testEvent{})
+		e := idOf(t, app.createEvent(t, token, eventBody("Linked", 3, k.name, []any{a, b})))
+		lonely := idOf(t, app.createEvent(t, token, eventBody("Lonely", 3)))
 		if names, body := k.list(t, app, fmt.Sprintf("?event=%d", e), ""); !reflect.DeepEqual(names, []string{"A"}) ||
 			!strings.Contains(body["rest_url"].(string), fmt.Sprintf("&event=%d&status=publish", e)) {
 			t.Fatalf("anonymous: %v %v", names, body["rest_url"])
@@ -868,13 +861,14 @@ func TestHasEventsCountsEventsThatAreNotDraftsPendingOrTrashed(t *testing.T) {
 				events = []string{status}
 			}
 			for _, es := range events {
-				e := testEvent{Status: es}
-				if k.name == "venue" {
-					e.Venues = []uint64{ids[status]}
-				} else {
-					e.Organizers = []uint64{ids[status]}
+				body := eventBody(status+" "+es, 3, k.name, []any{ids[status]}, "status", es)
+				if es == models.StatusTrash { // created as published, then trashed: an event keeps its links in the trash
+					body["status"] = models.StatusPublish
 				}
-				app.insertEvent(e)
+				e := app.createEvent(t, token, body)
+				if es == models.StatusTrash {
+					app.Do(Request{Method: http.MethodDelete, Path: eventPath(e), Token: token}).ExpectStatus(t, http.StatusOK)
+				}
 			}
 		}
 		with, body := k.list(t, app, "?has_events=true&per_page=50", "")
@@ -901,8 +895,6 @@ func TestOnlyWithUpcomingCountsEventsTheCallerMaySeeThatHaveNotStarted(t *testin
 	forEachKind(t, func(t *testing.T, k linkedKind) {
 		app := NewApp(t)
 		editor := app.Token(models.RoleEditor)
-		soon := testEvent{Status: "publish"}
-		soon.Start = soon.Start.AddDate(0, 0, 0)
 		cases := []struct {
 			name   string
 			status string
@@ -916,16 +908,11 @@ func TestOnlyWithUpcomingCountsEventsTheCallerMaySeeThatHaveNotStarted(t *testin
 			if c.status == "" {
 				continue
 			}
-			e := testEvent{Status: c.status}
+			days := 1
 			if c.past {
-				e.Start = e.Start.AddDate(0, 0, -30)
+				days = -30
 			}
-			if k.name == "venue" {
-				e.Venues = []uint64{rid}
-			} else {
-				e.Organizers = []uint64{rid}
-			}
-			app.insertEvent(e)
+			app.createEvent(t, editor, eventBody(c.name, days, k.name, []any{rid}, "status", c.status))
 		}
 		if names, body := k.list(t, app, "?only_with_upcoming=true", ""); !reflect.DeepEqual(names, []string{"future published"}) ||
 			body["total"] != 1.0 {

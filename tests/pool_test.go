@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -36,20 +38,32 @@ func (a *App) doWithin(t *testing.T, r Request) *Response {
 	return res
 }
 
+// poolSize reads the database pool's limit from /metrics, which publishes the pool's statistics.
+func poolSize(t *testing.T, app *App) int {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^go_sql_max_open_connections\{db_name="calendar"\} (\d+)$`).
+		FindStringSubmatch(string(app.Get("//metrics").ExpectStatus(t, http.StatusOK).Body))
+	if m == nil {
+		t.Fatal("/metrics lacks go_sql_max_open_connections")
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
 func TestThePoolIsTwiceTheCPUsUnlessConfigured(t *testing.T) {
 	app := NewApp(t)
-	if got, want := app.Store.SQLDB().Stats().MaxOpenConnections, models.DefaultMaxConns(); got != want || want < 4 {
+	if got, want := poolSize(t, app), models.DefaultMaxConns(); got != want || want < 4 {
 		t.Fatalf("pool of %d connections, want DefaultMaxConns %d (at least 4)", got, want)
 	}
 	configured := NewApp(t, WithEnv("CALENDAR_DB_MAX_CONNS", "7"))
-	if got := configured.Store.SQLDB().Stats().MaxOpenConnections; got != 7 {
+	if got := poolSize(t, configured); got != 7 {
 		t.Fatalf("CALENDAR_DB_MAX_CONNS=7 opened a pool of %d", got)
 	}
 }
 
 func TestEveryKindOfRequestIsServedThroughOneConnection(t *testing.T) {
 	app := NewApp(t, WithEnv("CALENDAR_DB_MAX_CONNS", "1"))
-	if got := app.Store.SQLDB().Stats().MaxOpenConnections; got != 1 {
+	if got := poolSize(t, app); got != 1 {
 		t.Fatalf("pool of %d connections, want 1", got)
 	}
 	admin := app.Token(models.RoleAdministrator)

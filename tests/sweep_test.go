@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"calendar/controllers/endpoint"
 	"calendar/models"
@@ -74,7 +73,7 @@ func TestBadInputSweep(t *testing.T) {
 					// A fresh database per endpoint keeps the before/after checksums cheap.
 					app := NewApp(t, WithEnv("CALENDAR_AUTH_FAILURES_PER_MINUTE", "1000000"))
 					admin := app.Token(models.RoleAdministrator)
-					ids := sweepRecords(t, app)
+					ids := sweepRecords(t, app, admin)
 					e := app.endpoint(route.Path, i)
 					for _, arg := range e.Args() {
 						if arg.In != "path" {
@@ -315,40 +314,26 @@ func fillPath(pattern string, ids map[string]string) string {
 	return strings.Join(parts, "/")
 }
 
-// sweepRecords creates one record of each kind through the models and returns their IDs and slugs, keyed like
-// "events/id" and "events/slug".
-func sweepRecords(t *testing.T, app *App) map[string]string {
+// sweepRecords creates one record of each kind through the API as the administrator holding admin, and returns
+// their IDs and slugs, keyed like "events/id" and "events/slug".
+func sweepRecords(t *testing.T, app *App, admin string) map[string]string {
 	t.Helper()
-	db := app.Store.DB()
-	var owner models.User
-	if err := db.Order("id").Take(&owner).Error; err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC().Truncate(time.Second)
-	venue := models.Venue{AuthorID: owner.ID, Status: models.StatusPublish, Name: "Sweep Hall", Slug: "sweep-hall",
-		PublishedAt: now, CreatedAt: now, UpdatedAt: now}
-	organizer := models.Organizer{AuthorID: owner.ID, Status: models.StatusPublish, Name: "Sweep Org", Slug: "sweep-org",
-		PublishedAt: now, CreatedAt: now, UpdatedAt: now}
-	category := models.Category{Name: "Sweep Cat", Slug: "sweep-cat"}
-	tag := models.Tag{Name: "Sweep Tag", Slug: "sweep-tag"}
-	event := models.Event{AuthorID: owner.ID, Status: models.StatusPublish, Title: "Sweep Event", Slug: "sweep-event",
-		Timezone: "UTC", StartUTC: now.Add(24 * time.Hour), EndUTC: now.Add(26 * time.Hour),
-		PublishedAt: now, CreatedAt: now, UpdatedAt: now}
-	for _, rec := range []any{&venue, &organizer, &category, &tag, &event} {
-		if err := db.Omit("Venues", "Organizers", "Categories", "Tags").Create(rec).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
-	id := func(n uint64) string { return fmt.Sprint(n) }
+	venue := app.create(t, admin, "/venues", map[string]any{"venue": "Sweep Hall"})
+	organizer := app.create(t, admin, "/organizers", map[string]any{"organizer": "Sweep Org"})
+	category := app.create(t, admin, "/categories", map[string]any{"name": "Sweep Cat"})
+	tag := app.create(t, admin, "/tags", map[string]any{"name": "Sweep Tag"})
+	event := app.createEvent(t, admin, eventBody("Sweep Event", 1))
+	id := func(rec map[string]any) string { return fmt.Sprint(idOf(t, rec)) }
 	return map[string]string{
-		"events/id": id(event.ID), "events/slug": event.Slug,
-		"venues/id": id(venue.ID), "venues/slug": venue.Slug,
-		"organizers/id": id(organizer.ID), "organizers/slug": organizer.Slug,
-		"categories/id": id(category.ID), "tags/id": id(tag.ID),
+		"events/id": id(event), "events/slug": event["slug"].(string),
+		"venues/id": id(venue), "venues/slug": venue["slug"].(string),
+		"organizers/id": id(organizer), "organizers/slug": organizer["slug"].(string),
+		"categories/id": id(category), "tags/id": id(tag),
 	}
 }
 
-// checksum fingerprints every row of every content table, so a test can prove a request changed nothing.
+// checksum fingerprints every row of every content table, so a test can prove a request changed nothing: every
+// row and column, including what no answer shows (trash, drafts, users, tokens, password digests).
 func checksum(t *testing.T, app *App) string {
 	t.Helper()
 	h := sha256.New()
