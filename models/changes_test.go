@@ -1,0 +1,50 @@
+package models
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestEventChangesNameEveryColumn holds the change history's event trigger to the table: an update's change row
+// names the columns it changed, and the trigger compares each column of events by name (updated_at aside), so a
+// column added to events without it would change records unseen by sync and webhooks.
+func TestEventChangesNameEveryColumn(t *testing.T) {
+	s := testStore(t)
+	columns, err := s.DB().Migrator().ColumnTypes(&Event{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var definition string
+	query, compared := "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'events_changes_update'", "OLD.%s IS NOT NEW.%s "
+	if s.Dialect() == Postgres {
+		query, compared = "SELECT pg_get_functiondef('record_event_change'::regproc)", "NEW.%s IS DISTINCT FROM OLD.%s "
+	}
+	if err := s.DB().Raw(query).Scan(&definition).Error; err != nil || definition == "" {
+		t.Fatalf("the trigger's definition: %q, %v", definition, err)
+	}
+	for _, c := range columns {
+		name := c.Name()
+		if name == "updated_at" {
+			continue
+		}
+		if !strings.Contains(definition, strings.ReplaceAll(compared, "%s", name)) {
+			t.Errorf("the change trigger does not compare events.%s", name)
+		}
+	}
+
+	author := testUser(t, s, "author", RoleAuthor)
+	e := createEvent(t, s, author, "Talk")
+	e.Title, e.StartUTC, e.EndUTC = "Keynote", e.StartUTC.Add(time.Minute), e.EndUTC.Add(time.Minute)
+	if err := s.WithContext(context.Background()).SaveEvent(e); err != nil {
+		t.Fatal(err)
+	}
+	var fields []string
+	if err := s.DB().Table("changes").Where("kind = 1 AND record_id = ? AND op = 'u'", e.ID).Pluck("fields", &fields).Error; err != nil {
+		t.Fatal(err)
+	}
+	if len(fields) != 1 || fields[0] != "end_utc,start_utc,title" {
+		t.Fatalf("the update's change rows name %q, want end_utc,start_utc,title", fields)
+	}
+}
