@@ -27,20 +27,15 @@ type termAPI struct {
 	// manager is the lowest role that may write; refused are the authenticated roles that get 403.
 	manager models.Role
 	refused []models.Role
-	// recount is the store's recount of the taxonomy, which computes counts afresh (event writes move them by
-	// deltas instead); no route calls it.
-	recount func(*models.Store, []uint64) error
 }
 
 var (
 	categoryAPI = termAPI{path: "/categories", key: "categories", singular: "category", taxonomy: "tribe_events_cat",
 		tax: models.CategoryTaxonomy, manager: models.RoleAuthor,
-		refused: []models.Role{models.RoleContributor, models.RoleSubscriber},
-		recount: (*models.Store).RecountCategories}
+		refused: []models.Role{models.RoleContributor, models.RoleSubscriber}}
 	tagAPI = termAPI{path: "/tags", key: "tags", singular: "tag", taxonomy: "post_tag",
 		tax: models.TagTaxonomy, manager: models.RoleEditor,
-		refused: []models.Role{models.RoleAuthor, models.RoleContributor, models.RoleSubscriber},
-		recount: (*models.Store).RecountTags}
+		refused: []models.Role{models.RoleAuthor, models.RoleContributor, models.RoleSubscriber}}
 	termAPIs = []termAPI{categoryAPI, tagAPI}
 )
 
@@ -123,31 +118,6 @@ func (f *termFixture) event(status string, termIDs ...uint64) uint64 {
 func (f *termFixture) updateEvent(id uint64, body map[string]any) {
 	f.t.Helper()
 	f.app.updateEvent(f.t, http.MethodPatch, fmt.Sprintf("/events/%d", id), f.eventToken(), body)
-}
-
-// linkIn links the event to the terms and recounts them through store (which may be a transaction): the recount
-// is a store function that no route calls, so only the store can run it in the transaction of a write.
-func (f *termFixture) linkIn(store *models.Store, eventID uint64, termIDs ...uint64) error {
-	for _, tid := range termIDs {
-		var link any = &models.EventTag{EventID: eventID, TagID: tid}
-		if f.api.tax == models.CategoryTaxonomy {
-			link = &models.EventCategory{EventID: eventID, CategoryID: tid}
-		}
-		if err := store.DB().Create(link).Error; err != nil {
-			return err
-		}
-	}
-	if err := store.RefreshEventLinkLists(eventID); err != nil {
-		return err
-	}
-	return f.api.recount(store, termIDs)
-}
-
-func (f *termFixture) recount(ids ...uint64) {
-	f.t.Helper()
-	if err := f.api.recount(f.app.Store, ids); err != nil {
-		f.t.Fatalf("recount: %v", err)
-	}
 }
 
 // count reads a term's count over HTTP.
@@ -247,7 +217,6 @@ var termSuite = []struct {
 	{"slug filters by exact slug", testTermSlugFilter},
 	{"post and event list the terms of an event", testTermEventFilter},
 	{"count follows the event's status through every change", testTermCountLifecycle},
-	{"concurrent event writes keep counts exact", testTermConcurrentRecount},
 	{"event writes resolve IDs, names and slugs, creating unknown names", testTermResolve},
 	{"concurrent event writes creating one new name make one term", testTermConcurrentResolve},
 	{"the event list filter takes IDs, slugs and names", testTermFilterIDs},
@@ -838,13 +807,13 @@ func testTermCountLifecycle(t *testing.T, api termAPI) {
 	expect("creating a published event", 1)
 	f.event(models.StatusDraft, term)
 	expect("creating a draft", 1)
-	// Each step is an event write, which keeps the count, and then a recount, which computes it afresh.
-	step := func(what string, body map[string]any, want int64, terms ...uint64) {
+	// Each step is an event write, which keeps the count: it must be the one expected and equal a fresh count of
+	// the published events linked to each term.
+	step := func(what string, body map[string]any, want int64) {
 		t.Helper()
 		f.updateEvent(ev, body)
 		expect(what, want)
-		f.recount(terms...)
-		expect(what+" and recounting", want)
+		expectKeptTotalsMatchEvents(t, f.app.Store)
 	}
 	for _, s := range []struct {
 		status string
@@ -853,54 +822,17 @@ func testTermCountLifecycle(t *testing.T, api termAPI) {
 		{models.StatusDraft, 0}, {models.StatusPublish, 1}, {models.StatusPending, 0}, {models.StatusFuture, 0},
 		{models.StatusPrivate, 0}, {models.StatusPublish, 1}, {models.StatusTrash, 0}, {models.StatusPublish, 1},
 	} {
-		step("setting the status to "+s.status, map[string]any{"status": s.status}, s.want, term)
+		step("setting the status to "+s.status, map[string]any{"status": s.status}, s.want)
 	}
-	step("removing the link", map[string]any{api.key: []any{}}, 0, term)
-	step("linking again", map[string]any{api.key: []any{term, other}}, 1, term, other)
+	step("removing the link", map[string]any{api.key: []any{}}, 0)
+	step("linking again", map[string]any{api.key: []any{term, other}}, 1)
 	f.app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/events/%d?force=true", ev), Token: f.eventToken()}).
 		ExpectStatus(t, http.StatusOK)
-	for _, what := range []string{"deleting the event", "deleting the event and recounting"} {
-		expect(what, 0)
-		if got := f.count(other); got != 0 {
-			t.Fatalf("the other term's count after %s: %d", what, got)
-		}
-		f.recount(term, other)
+	expect("deleting the event", 0)
+	if got := f.count(other); got != 0 {
+		t.Fatalf("the other term's count after deleting the event: %d", got)
 	}
-	f.recount() // nothing to do
-	if err := api.recount(f.app.Store, []uint64{0, 999999}); err != nil {
-		t.Fatalf("recounting unknown IDs: %v", err)
-	}
-}
-
-func testTermConcurrentRecount(t *testing.T, api termAPI) {
-	f := newTermFixture(t, api)
-	a, b := f.createID("A"), f.createID("B")
-	login, _ := f.app.User(models.RoleAdministrator)
-	author := f.app.userID(login)
-	// The recount in concurrent transactions is what is tested, and only the store runs it there.
-	const writers = 12
-	errs := make([]error, writers)
-	concurrently(t, f.app, writers, func(i int) {
-		terms := []uint64{a, b}
-		if i%2 == 1 {
-			terms = []uint64{b, a}
-		}
-		errs[i] = f.app.Store.Tx(context.Background(), func(tx *models.Store) error {
-			id, err := f.app.insertEventIn(tx, testEvent{AuthorID: author})
-			if err != nil {
-				return err
-			}
-			return f.linkIn(tx, id, terms...)
-		})
-	})
-	for _, err := range errs {
-		if err != nil {
-			t.Fatalf("a concurrent event write failed: %v", err)
-		}
-	}
-	if f.count(a) != writers || f.count(b) != writers {
-		t.Fatalf("counts %d and %d, want %d", f.count(a), f.count(b), writers)
-	}
+	expectKeptTotalsMatchEvents(t, f.app.Store)
 }
 
 // resolve runs the taxonomy's resolver in a transaction, as event writes do.
