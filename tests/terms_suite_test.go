@@ -127,34 +127,6 @@ func (f *termFixture) count(id uint64) int64 {
 	return int64(body["count"].(float64))
 }
 
-func itemIDs(t *testing.T, body map[string]any, key string) []uint64 {
-	t.Helper()
-	items, ok := body[key].([]any)
-	if !ok {
-		t.Fatalf("body has no %s array: %v", key, body)
-	}
-	ids := make([]uint64, len(items))
-	for i, item := range items {
-		ids[i] = idOf(t, item.(map[string]any))
-	}
-	return ids
-}
-
-func idsQuery(ids ...uint64) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = strconv.FormatUint(id, 10)
-	}
-	return strings.Join(parts, ",")
-}
-
-func expectIDs(t *testing.T, what string, got []uint64, want ...uint64) {
-	t.Helper()
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("%s: got IDs %v, want %v", what, got, want)
-	}
-}
-
 // expectInvalid checks a 400 rest_invalid_param naming exactly params.
 func expectInvalid(t *testing.T, res *Response, params ...string) map[string]any {
 	t.Helper()
@@ -691,29 +663,17 @@ func testTermSearch(t *testing.T, api termAPI) {
 	expectInvalid(t, f.app.Get(api.path+"?search="), "search")
 }
 
-func sortedIDs(ids []uint64) []uint64 {
-	out := append([]uint64{}, ids...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
-}
-
 func testTermIncludeExclude(t *testing.T, api termAPI) {
 	f := newTermFixture(t, api)
 	ids := f.createNamed("A", "B", "C")
-	expectIDs(t, "exclude one", f.listIDs("?hide_empty=0&exclude="+idsQuery(ids[0])), ids[1], ids[2])
-	expectIDs(t, "exclude two", f.listIDs("?hide_empty=0&exclude[]="+idsQuery(ids[0])+"&exclude[]="+idsQuery(ids[1])), ids[2])
-	expectIDs(t, "exclude all", f.listIDs("?hide_empty=0&exclude="+idsQuery(ids...)))
-	expectIDs(t, "include one", f.listIDs("?hide_empty=0&include="+idsQuery(ids[1])), ids[1])
-	expectIDs(t, "include all", f.listIDs("?hide_empty=0&include="+idsQuery(ids[2], ids[0], ids[1])), ids...)
-	expectIDs(t, "include and exclude", f.listIDs("?hide_empty=0&include="+idsQuery(ids[0], ids[1])+"&exclude="+idsQuery(ids[0])), ids[1])
+	expectIDs(t, "exclude one", f.listIDs("?hide_empty=0&exclude="+joinIDs(ids[0])), ids[1], ids[2])
+	expectIDs(t, "exclude two", f.listIDs("?hide_empty=0&exclude[]="+joinIDs(ids[0])+"&exclude[]="+joinIDs(ids[1])), ids[2])
+	expectIDs(t, "exclude all", f.listIDs("?hide_empty=0&exclude="+joinIDs(ids...)))
+	expectIDs(t, "include one", f.listIDs("?hide_empty=0&include="+joinIDs(ids[1])), ids[1])
+	expectIDs(t, "include all", f.listIDs("?hide_empty=0&include="+joinIDs(ids[2], ids[0], ids[1])), ids...)
+	expectIDs(t, "include and exclude", f.listIDs("?hide_empty=0&include="+joinIDs(ids[0], ids[1])+"&exclude="+joinIDs(ids[0])), ids[1])
 	expectInvalid(t, f.app.Get(api.path+"?exclude=2389,1235,3434"), "exclude")
-	expectInvalid(t, f.app.Get(api.path+"?include="+idsQuery(ids[0])+",2389"), "include")
+	expectInvalid(t, f.app.Get(api.path+"?include="+joinIDs(ids[0])+",2389"), "include")
 	expectInvalid(t, f.app.Get(api.path+"?include=foo&exclude=2389"), "include")
 	expectInvalid(t, f.app.Get(api.path+"?include=0"), "include")
 }
@@ -742,8 +702,8 @@ func testTermOrdering(t *testing.T, api termAPI) {
 		{"?orderby=count", []uint64{b, c, a}},
 		{"?orderby=no_such_key", []uint64{a, b, c}},
 		{"?orderby=name%3B%20DROP%20TABLE%20events", []uint64{a, b, c}},
-		{"?orderby=include&include=" + idsQuery(c, a, b), []uint64{c, a, b}},
-		{"?orderby=include&order=desc&include=" + idsQuery(c, a, b), []uint64{b, a, c}},
+		{"?orderby=include&include=" + joinIDs(c, a, b), []uint64{c, a, b}},
+		{"?orderby=include&order=desc&include=" + joinIDs(c, a, b), []uint64{b, a, c}},
 		{"?orderby=include", []uint64{a, b, c}},
 		{"?orderby=none", []uint64{b, a, c}},
 		{"?orderby=parent", []uint64{b, a, c}},
