@@ -153,7 +153,7 @@ func TestConcurrentUpdatesOfOneEventLeaveOneRequestsLinks(t *testing.T) {
 			"organizer":  []uint64{organizers[2*w+1], organizers[2*w]},
 		}
 		have := map[string]any{"categories": termNames(got["categories"]), "tags": termNames(got["tags"]),
-			"venue": recordIDs(got["venue"]), "organizer": recordIDs(got["organizer"])}
+			"venue": linkIDs(t, got["venue"]), "organizer": linkIDs(t, got["organizer"])}
 		for key := range want {
 			if fmt.Sprint(have[key]) != fmt.Sprint(want[key]) {
 				t.Fatalf("round %d: the event mixes writers: title %v but %s %v, want %v", r, got["title"], key,
@@ -173,20 +173,6 @@ func termNames(list any) []string {
 		names = append(names, term.(map[string]any)["name"].(string))
 	}
 	return names
-}
-
-// recordIDs lists the IDs of an event's venue (an object or a list) or organizers, in their order.
-func recordIDs(v any) []uint64 {
-	var ids []uint64
-	switch x := v.(type) {
-	case map[string]any:
-		ids = append(ids, uint64(x["id"].(float64)))
-	case []any:
-		for _, item := range x {
-			ids = append(ids, uint64(item.(map[string]any)["id"].(float64)))
-		}
-	}
-	return ids
 }
 
 // TestConcurrentInlineVenuesFromEventCreatesMakeOne creates events at once that all name the same new venue and
@@ -227,7 +213,7 @@ func TestConcurrentInlineVenuesFromEventCreatesMakeOne(t *testing.T) {
 				t.Fatalf("round %d: %d %s records named %q, want 1", r, len(ids), k.field, k.name)
 			}
 			for i, a := range answers {
-				if got := recordIDs(a.record[k.field]); len(got) != 1 || got[0] != ids[0] {
+				if got := linkIDs(t, a.record[k.field]); len(got) != 1 || got[0] != ids[0] {
 					t.Fatalf("round %d: event %d links %s %v, want [%d]", r, i, k.field, got, ids[0])
 				}
 			}

@@ -144,6 +144,17 @@ func (a *App) userID(login string) uint64 {
 	return u.ID
 }
 
+// storedPasswords reads the stored password of every record of table that has one, in ID order: how a password is stored is
+// the fact, and no API shows a password.
+func storedPasswords(t *testing.T, app *App, table string) []string {
+	t.Helper()
+	var out []string
+	if err := app.Store.DB().Raw("SELECT password FROM " + table + " WHERE password <> '' ORDER BY id").Scan(&out).Error; err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // count counts the rows of a table, to prove what a write left behind (nothing, after a refused or failed write or
 // a permanent delete; one event and no user, after a create): every row, drafts, trash, hidden events and records
 // the caller may not read included, which no list shows all of, and users, which have no API.
