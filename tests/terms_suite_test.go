@@ -421,8 +421,7 @@ func testTermNotFound(t *testing.T, api termAPI) {
 	if api.tax == models.CategoryTaxonomy {
 		other = tagAPI
 	}
-	otherID := idOf(t, f.app.Do(Request{Method: http.MethodPost, Path: other.path, Body: map[string]any{"name": "Elsewhere"},
-		Token: f.app.Token(models.RoleAdministrator)}).ExpectStatus(t, http.StatusCreated).JSON(t))
+	otherID := f.app.post(t, f.app.Token(models.RoleAdministrator), other.path, map[string]any{"name": "Elsewhere"})
 	f.app.Get(f.itemPath(otherID)).ExpectError(t, http.StatusNotFound, "rest_term_invalid")
 	for _, path := range []string{api.path + "/foo", api.path + "/foo%20bar", api.path + "/1/2", api.path + "/-1"} {
 		f.app.Get(path).ExpectError(t, http.StatusNotFound, "rest_no_route")
