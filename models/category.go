@@ -46,10 +46,3 @@ func (s *Store) CategoryFilterIDs(refs []string) ([]uint64, error) {
 	ids, err := s.ResolveListRefs(ListRefs{Categories: refs})
 	return ids.Categories, err
 }
-
-// RecountCategories sets count to the number of published events linked to each given category, correctly under
-// concurrent writers. Call it in the transaction of every event write that changes links or status, with the
-// categories linked before and after the write.
-func (s *Store) RecountCategories(ids []uint64) error {
-	return s.recountTerms(CategoryTaxonomy, ids)
-}

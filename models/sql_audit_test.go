@@ -57,7 +57,6 @@ var reviewedSQL = map[string]string{
 	"term.go:ensureNameFree":                  "tax.table of the two taxonomies; the name key is bound",
 	"term.go:insertTerm":                      "tax.table of the two taxonomies",
 	"term.go:missingIDs":                      "table is a taxonomy's table, or the literal venues or organizers (MissingVenueIDs, MissingOrganizerIDs)",
-	"term.go:recountTerms":                    "tax.table, joinTable and joinColumn of the two taxonomies; IDs and status bound",
 	"term.go:scope":                           "tax.joinColumn and tax.joinTable of the two taxonomies; every filter value bound, wildcards escaped",
 	"term.go:termOrder":                       "the column comes from termOrderColumns, an allow-list keyed by orderby (unknown keys: name_key); the direction is ASC or DESC; CASE positions are loop indexes and the IDs bound",
 	"term.go:termsNamed":                      "tax.table of the two taxonomies; slugs and name keys bound",

@@ -37,8 +37,3 @@ func (s *Store) TagFilterIDs(refs []string) ([]uint64, error) {
 	ids, err := s.ResolveListRefs(ListRefs{Tags: refs})
 	return ids.Tags, err
 }
-
-// RecountTags is RecountCategories for tags.
-func (s *Store) RecountTags(ids []uint64) error {
-	return s.recountTerms(TagTaxonomy, ids)
-}

@@ -879,31 +879,6 @@ func (refs termRefs) ids() []uint64 {
 	return out
 }
 
-// recountTerms implements RecountCategories and RecountTags. On PostgreSQL the rows are locked in ID order first
-// (FOR NO KEY UPDATE, which does not conflict with the key-share locks that inserting event links takes), so
-// concurrent writers queue instead of deadlocking, and each recount runs after the previous writer committed and
-// sees its links. SQLite runs one write transaction at a time.
-func (s *Store) recountTerms(tax *Taxonomy, ids []uint64) error {
-	ids = uniqueSorted(ids)
-	if len(ids) == 0 {
-		return nil
-	}
-	if s.dialect == Postgres {
-		var locked []uint64
-		if err := s.db.Raw("SELECT id FROM "+tax.table+" WHERE id IN ? ORDER BY id FOR NO KEY UPDATE", ids).
-			Scan(&locked).Error; err != nil {
-			return err
-		}
-	}
-	if err := s.db.Exec("DELETE FROM term_count_deltas WHERE taxonomy = ? AND term_id IN ?", tax.table, ids).Error; err != nil {
-		return err
-	}
-	// The pending deltas' dates go with them: the recount is dated now, no earlier than any of them.
-	return s.db.Exec("UPDATE "+tax.table+" SET count = (SELECT COUNT(*) FROM "+tax.joinTable+" j "+
-		"JOIN events e ON e.id = j.event_id WHERE j."+tax.joinColumn+" = "+tax.table+".id AND e.status = ?), "+
-		"updated_at = ? WHERE id IN ?", StatusPublish, now(), ids).Error
-}
-
 // TermLinks is what an event contributes to term counts: its categories and tags, and whether it is published.
 type TermLinks struct {
 	Published  bool
@@ -1072,24 +1047,6 @@ func parentOf(p *uint64) uint64 {
 		return 0
 	}
 	return *p
-}
-
-func uniqueSorted(ids []uint64) []uint64 {
-	out := make([]uint64, 0, len(ids))
-	for _, id := range ids {
-		if id != 0 {
-			out = append(out, id)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	n := 0
-	for i, id := range out {
-		if i == 0 || id != out[n-1] {
-			out[n] = id
-			n++
-		}
-	}
-	return out[:n]
 }
 
 func joinIDs(ids []uint64) string {

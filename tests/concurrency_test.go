@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,8 +125,8 @@ func TestConcurrentUpdatesOfOneEventLeaveOneRequestsLinks(t *testing.T) {
 	const n = 12
 	venues, organizers := make([]uint64, 2*n), make([]uint64, 2*n)
 	for i := range venues {
-		venues[i] = uint64(app.post(t, token, "/venues", map[string]any{"venue": fmt.Sprintf("Contended Hall %d", i)}))
-		organizers[i] = uint64(app.post(t, token, "/organizers", map[string]any{"organizer": fmt.Sprintf("Contended Org %d", i)}))
+		venues[i] = app.post(t, token, "/venues", map[string]any{"venue": fmt.Sprintf("Contended Hall %d", i)})
+		organizers[i] = app.post(t, token, "/organizers", map[string]any{"organizer": fmt.Sprintf("Contended Org %d", i)})
 	}
 	event := app.createEvent(t, token, eventBody("Contended", 3, "categories", []any{"start"}))
 	rounds := concurrencyRounds(t)
@@ -152,7 +153,7 @@ func TestConcurrentUpdatesOfOneEventLeaveOneRequestsLinks(t *testing.T) {
 			"organizer":  []uint64{organizers[2*w+1], organizers[2*w]},
 		}
 		have := map[string]any{"categories": termNames(got["categories"]), "tags": termNames(got["tags"]),
-			"venue": recordIDs(got["venue"]), "organizer": recordIDs(got["organizer"])}
+			"venue": linkIDs(t, got["venue"]), "organizer": linkIDs(t, got["organizer"])}
 		for key := range want {
 			if fmt.Sprint(have[key]) != fmt.Sprint(want[key]) {
 				t.Fatalf("round %d: the event mixes writers: title %v but %s %v, want %v", r, got["title"], key,
@@ -172,20 +173,6 @@ func termNames(list any) []string {
 		names = append(names, term.(map[string]any)["name"].(string))
 	}
 	return names
-}
-
-// recordIDs lists the IDs of an event's venue (an object or a list) or organizers, in their order.
-func recordIDs(v any) []uint64 {
-	var ids []uint64
-	switch x := v.(type) {
-	case map[string]any:
-		ids = append(ids, uint64(x["id"].(float64)))
-	case []any:
-		for _, item := range x {
-			ids = append(ids, uint64(item.(map[string]any)["id"].(float64)))
-		}
-	}
-	return ids
 }
 
 // TestConcurrentInlineVenuesFromEventCreatesMakeOne creates events at once that all name the same new venue and
@@ -226,7 +213,7 @@ func TestConcurrentInlineVenuesFromEventCreatesMakeOne(t *testing.T) {
 				t.Fatalf("round %d: %d %s records named %q, want 1", r, len(ids), k.field, k.name)
 			}
 			for i, a := range answers {
-				if got := recordIDs(a.record[k.field]); len(got) != 1 || got[0] != ids[0] {
+				if got := linkIDs(t, a.record[k.field]); len(got) != 1 || got[0] != ids[0] {
 					t.Fatalf("round %d: event %d links %s %v, want [%d]", r, i, k.field, got, ids[0])
 				}
 			}
@@ -326,7 +313,7 @@ func expectTermCounts(t *testing.T, app *App) {
 			terms := res.JSON(t)[tax.table].([]any)
 			for _, term := range terms {
 				m := term.(map[string]any)
-				shown[uint64(m["id"].(float64))] = int64(m["count"].(float64))
+				shown[idOf(t, m)] = int64(m["count"].(float64))
 			}
 			if len(terms) < 50 {
 				break
@@ -345,9 +332,9 @@ func expectTermCounts(t *testing.T, app *App) {
 func TestConcurrentCreatesAnswerWhatReadsShow(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
-	venues := []int{app.post(t, token, "/venues", map[string]any{"venue": "North Hall"}),
+	venues := []uint64{app.post(t, token, "/venues", map[string]any{"venue": "North Hall"}),
 		app.post(t, token, "/venues", map[string]any{"venue": "South Hall"})}
-	organizers := []int{app.post(t, token, "/organizers", map[string]any{"organizer": "Ann"}),
+	organizers := []uint64{app.post(t, token, "/organizers", map[string]any{"organizer": "Ann"}),
 		app.post(t, token, "/organizers", map[string]any{"organizer": "Bob"})}
 	app.post(t, token, "/categories", map[string]any{"name": "Music"})
 	app.post(t, token, "/categories", map[string]any{"name": "Art"})
@@ -367,7 +354,7 @@ func TestConcurrentCreatesAnswerWhatReadsShow(t *testing.T) {
 			answers[i] = app.doRecord(Request{Method: http.MethodPost, Path: "/events", Token: token, Body: body})
 		})
 		expectAll(t, fmt.Sprintf("round %d", r), answers, http.StatusCreated)
-		at := map[string][]int{}
+		at := map[string][]uint64{}
 		for i, a := range answers {
 			read := app.Get(eventPath(a.record), token).ExpectStatus(t, http.StatusOK).JSON(t)
 			// The terms' counts grow with the other creates; expectTermCounts checks them.
@@ -378,14 +365,14 @@ func TestConcurrentCreatesAnswerWhatReadsShow(t *testing.T) {
 			}
 			if a.record["status"] == "publish" {
 				key := fmt.Sprintf("categories=%s&venue=%d", []string{"music", "art"}[i%2], venues[i%2])
-				at[key] = append(at[key], int(idOf(t, a.record)))
+				at[key] = append(at[key], idOf(t, a.record))
 			}
 		}
 		for query, want := range at {
 			got := app.listIDs(t, query+fmt.Sprintf("&search=Batched+%d-&per_page=50", r), "")
-			sort.Ints(got)
-			sort.Ints(want)
-			if !sameInts(got, want) {
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
 				t.Fatalf("round %d: %s lists %v, want %v", r, query, got, want)
 			}
 		}
@@ -415,7 +402,7 @@ func TestAConcurrentCreateNamingAMissingRecordFailsAlone(t *testing.T) {
 	}
 	login, token := app.User(models.RoleEditor)
 	author := app.userID(login)
-	venue := uint64(app.post(t, token, "/venues", map[string]any{"venue": "Hall"}))
+	venue := app.post(t, token, "/venues", map[string]any{"venue": "Hall"})
 	// The inserts go through the store: only concurrent inserts batched into one statement lose a venue between
 	// their read and their write, and the API cannot time its requests to meet there.
 	const n, missing = 20, 7
@@ -445,7 +432,7 @@ func TestAConcurrentCreateNamingAMissingRecordFailsAlone(t *testing.T) {
 			t.Fatalf("event %d: %v", i, err)
 		}
 		read := app.Get(fmt.Sprintf("/events/%d", events[i].ID), token).ExpectStatus(t, http.StatusOK).JSON(t)
-		if read["slug"] != events[i].Slug || linkIDs(t, read["venue"])[0] != int(venue) {
+		if read["slug"] != events[i].Slug || linkIDs(t, read["venue"])[0] != venue {
 			t.Fatalf("event %d reads back as %v", i, read)
 		}
 	}
@@ -467,18 +454,18 @@ func TestConcurrentRelinksAndRemovalsKeepLinkListsTrue(t *testing.T) {
 		var venues, organizers []uint64
 		var categories, tags []any
 		for i := 0; i < 4; i++ {
-			venues = append(venues, uint64(app.post(t, token, "/venues", map[string]any{"venue": fmt.Sprintf("V%d-%d", r, i)})))
+			venues = append(venues, app.post(t, token, "/venues", map[string]any{"venue": fmt.Sprintf("V%d-%d", r, i)}))
 			organizers = append(organizers,
-				uint64(app.post(t, token, "/organizers", map[string]any{"organizer": fmt.Sprintf("O%d-%d", r, i)})))
+				app.post(t, token, "/organizers", map[string]any{"organizer": fmt.Sprintf("O%d-%d", r, i)}))
 			categories = append(categories,
 				app.post(t, token, "/categories", map[string]any{"name": fmt.Sprintf("C%d-%d", r, i)}))
 			tags = append(tags, app.post(t, token, "/tags", map[string]any{"name": fmt.Sprintf("T%d-%d", r, i)}))
 		}
-		ids := make([]int, events)
+		ids := make([]uint64, events)
 		for e := range ids {
-			ids[e] = int(idOf(t, app.createEvent(t, token, eventBody(fmt.Sprintf("Linked %d-%d", r, e), 3,
+			ids[e] = idOf(t, app.createEvent(t, token, eventBody(fmt.Sprintf("Linked %d-%d", r, e), 3,
 				"venue", []any{venues[0], venues[1]}, "organizer", []any{organizers[0], organizers[1]},
-				"categories", []any{categories[0], categories[1]}, "tags", []any{tags[0], tags[1]}))))
+				"categories", []any{categories[0], categories[1]}, "tags", []any{tags[0], tags[1]})))
 		}
 		answers := make([]answer, writers)
 		concurrently(t, app, writers, func(i int) {

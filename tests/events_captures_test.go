@@ -126,8 +126,8 @@ type captureCase struct {
 // captureFixture holds what the captures' requests refer to: a venue, organizers, categories and tags with the
 // fields the recorded records show, and events linked to them.
 type captureFixture struct {
-	venue, organizer, organizer2                int
-	music, theatre, comedy, outdoor, free, live int
+	venue, organizer, organizer2                uint64
+	music, theatre, comedy, outdoor, free, live uint64
 	ids                                         map[string]string
 }
 
@@ -166,8 +166,8 @@ func newCaptureFixture(t *testing.T, app *App, admin string) *captureFixture {
 		app.createEvent(t, admin, map[string]any{"title": "March", "start_date": day + " 14:00:00",
 			"end_date": day + " 18:30:00", "venue": f.venue, "organizer": []any{f.organizer, f.organizer2}})
 	}
-	f.ids = map[string]string{"100": fmt.Sprint(int(idOf(t, single))), "2042": fmt.Sprint(int(idOf(t, secret))),
-		"2044": fmt.Sprint(int(idOf(t, draft))), "2046": fmt.Sprint(int(idOf(t, festival)))}
+	f.ids = map[string]string{"100": fmt.Sprint(idOf(t, single)), "2042": fmt.Sprint(idOf(t, secret)),
+		"2044": fmt.Sprint(idOf(t, draft)), "2046": fmt.Sprint(idOf(t, festival))}
 	return f
 }
 

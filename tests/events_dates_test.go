@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -169,8 +170,8 @@ func TestAnEventNeverEndsBeforeItStarts(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
-	create := func(title, start, end string) int {
-		return int(idOf(t, app.createEvent(t, token, map[string]any{"title": title, "start_date": start, "end_date": end})))
+	create := func(title, start, end string) uint64 {
+		return idOf(t, app.createEvent(t, token, map[string]any{"title": title, "start_date": start, "end_date": end}))
 	}
 	inside := create("Inside", "2031-03-10 10:00:00", "2031-03-10 12:00:00")
 	fromBefore := create("From before", "2031-02-20 10:00:00", "2031-03-10 12:00:00")
@@ -191,17 +192,17 @@ func TestAnEventNeverEndsBeforeItStarts(t *testing.T) {
 
 	for _, c := range []struct {
 		query string
-		want  []int
+		want  []uint64
 	}{
-		{"start_date=2031-03-01&end_date=2031-03-31", []int{inside}},
-		{"start_date=2031-03-01 00:00:00&end_date=2031-03-31 00:00:00&strict_dates=true", []int{inside}},
-		{"start_date=2031-02-01&end_date=2031-03-31", []int{fromBefore, inside}},
-		{"start_date=2031-03-01&end_date=2031-04-30", []int{inside, untilAfter}},
-		{"starts_after=2031-03-01&ends_before=2031-04-30", []int{inside, untilAfter}},
-		{"starts_before=2031-03-01&ends_after=2031-03-31", []int{across}},
-		{"starts_after=2031-02-01&ends_before=2031-03-31", []int{fromBefore, inside}},
+		{"start_date=2031-03-01&end_date=2031-03-31", []uint64{inside}},
+		{"start_date=2031-03-01 00:00:00&end_date=2031-03-31 00:00:00&strict_dates=true", []uint64{inside}},
+		{"start_date=2031-02-01&end_date=2031-03-31", []uint64{fromBefore, inside}},
+		{"start_date=2031-03-01&end_date=2031-04-30", []uint64{inside, untilAfter}},
+		{"starts_after=2031-03-01&ends_before=2031-04-30", []uint64{inside, untilAfter}},
+		{"starts_before=2031-03-01&ends_after=2031-03-31", []uint64{across}},
+		{"starts_after=2031-02-01&ends_before=2031-03-31", []uint64{fromBefore, inside}},
 	} {
-		if got := app.listIDs(t, strings.ReplaceAll(c.query, " ", "%20"), ""); !sameInts(got, c.want) {
+		if got := app.listIDs(t, strings.ReplaceAll(c.query, " ", "%20"), ""); !slices.Equal(got, c.want) {
 			t.Errorf("%s lists %v, want %v", c.query, got, c.want)
 		}
 	}

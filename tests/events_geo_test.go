@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -40,14 +41,14 @@ func wrapLng(lng float64) float64 {
 type geoWorld struct {
 	app    *App
 	token  string
-	venues map[string]int // venue name → venue ID
-	events map[string]int // venue name → event ID
-	names  map[int]string // event ID → venue name
+	venues map[string]uint64 // venue name → venue ID
+	events map[string]uint64 // venue name → event ID
+	names  map[uint64]string // event ID → venue name
 }
 
 func newGeoWorld(t *testing.T, app *App) *geoWorld {
-	return &geoWorld{app: app, token: app.Token(models.RoleEditor), venues: map[string]int{}, events: map[string]int{},
-		names: map[int]string{}}
+	return &geoWorld{app: app, token: app.Token(models.RoleEditor), venues: map[string]uint64{}, events: map[string]uint64{},
+		names: map[uint64]string{}}
 }
 
 // place creates a venue at (lat, lng) and an event there, with extra event fields.
@@ -60,7 +61,7 @@ func (w *geoWorld) place(t *testing.T, name string, lat, lng float64, extra ...a
 // event creates an event titled and keyed name, len(w.events) days ahead, with extra fields.
 func (w *geoWorld) event(t *testing.T, name string, extra ...any) {
 	t.Helper()
-	id := int(idOf(t, w.app.createEvent(t, w.token, eventBody(name, 1+len(w.events), extra...))))
+	id := idOf(t, w.app.createEvent(t, w.token, eventBody(name, 1+len(w.events), extra...)))
 	w.events[name], w.names[id] = id, name
 }
 
@@ -70,7 +71,7 @@ func (w *geoWorld) list(t *testing.T, query string) []string {
 	return w.keys(w.app.listIDs(t, query+"&per_page=50", ""))
 }
 
-func (w *geoWorld) keys(ids []int) []string {
+func (w *geoWorld) keys(ids []uint64) []string {
 	out := []string{}
 	for _, id := range ids {
 		out = append(out, w.names[id])
@@ -324,7 +325,7 @@ func TestGeolocationCombinesWithEveryFilterAndPaging(t *testing.T) {
 	})
 	t.Run("pages of a radius query, and next_rest_url keeps the circle", func(t *testing.T) {
 		path := "/events?" + circle + "&per_page=2"
-		var seen []int
+		var seen []uint64
 		for page := 1; ; page++ {
 			res := app.Get(path).ExpectStatus(t, http.StatusOK)
 			body := res.JSON(t)
@@ -346,11 +347,11 @@ func TestGeolocationCombinesWithEveryFilterAndPaging(t *testing.T) {
 		if got := w.keys(seen); len(seen) != 5 || !sameStrings(got, sortedStrings(want...)) {
 			t.Fatalf("the pages list %v", got)
 		}
-		ordered := make([]int, len(want))
+		ordered := make([]uint64, len(want))
 		for i, k := range want {
 			ordered[i] = w.events[k]
 		}
-		if !sameInts(seen, ordered) {
+		if !slices.Equal(seen, ordered) {
 			t.Fatalf("pages in order %v, want %v (by start)", seen, ordered)
 		}
 		app.Get("/events?"+circle+"&per_page=2&page=4").ExpectError(t, http.StatusNotFound, "event-archive-page-not-found")

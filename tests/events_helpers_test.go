@@ -3,7 +3,6 @@ package tests
 import (
 	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 )
@@ -35,47 +34,11 @@ func (a *App) createEvent(t *testing.T, token string, body map[string]any) map[s
 
 // eventPath is the API path of the event record.
 func eventPath(event map[string]any) string {
-	return fmt.Sprintf("/events/%d", int(event["id"].(float64)))
+	return fmt.Sprintf("/events/%d", uint64(event["id"].(float64)))
 }
 
 // updateEvent sends an update with the method and expects 200.
 func (a *App) updateEvent(t *testing.T, method, path, token string, body any) map[string]any {
 	t.Helper()
 	return a.Do(Request{Method: method, Path: path, Token: token, Body: body}).ExpectStatus(t, http.StatusOK).JSON(t)
-}
-
-// listIDs lists /events with the query as the holder of token (anonymous when ""), expects 200 and returns the IDs.
-func (a *App) listIDs(t *testing.T, query, token string) []int {
-	t.Helper()
-	body := a.Get("/events?"+query, token).ExpectStatus(t, http.StatusOK).JSON(t)
-	return idsOf(body["events"])
-}
-
-func idsOf(list any) []int {
-	ids := []int{}
-	for _, e := range list.([]any) {
-		ids = append(ids, int(e.(map[string]any)["id"].(float64)))
-	}
-	return ids
-}
-
-// sameInts compares ID lists in order.
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func joinIDs(ids []int) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = fmt.Sprint(id)
-	}
-	return strings.Join(parts, ",")
 }

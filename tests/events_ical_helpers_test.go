@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -162,19 +161,4 @@ func readICalJS(t *testing.T, body []byte) icalAnswer {
 		}
 	}
 	return answer
-}
-
-// uidIDs are the event IDs of the UIDs of events, in order.
-func uidIDs(t *testing.T, events []icalEvent) []int {
-	t.Helper()
-	ids := []int{}
-	for _, e := range events {
-		rest, ok := strings.CutPrefix(e.UID, "event-")
-		id, err := strconv.Atoi(strings.SplitN(rest, "@", 2)[0])
-		if !ok || err != nil || !strings.HasSuffix(e.UID, "@example.com") {
-			t.Fatalf("UID %q is not event-{id}@example.com", e.UID)
-		}
-		ids = append(ids, id)
-	}
-	return ids
 }

@@ -92,7 +92,7 @@ func (f icalFixture) wantEvent(t testing.TB, name string, redacted bool, details
 		at, _ := time.Parse(dateTimeLayout, rec[key].(string))
 		return at.Format(time.RFC3339)
 	}
-	want := icalEvent{UID: fmt.Sprintf("event-%d@example.com", int(idOf(t, rec))), Summary: rec["title"].(string),
+	want := icalEvent{UID: fmt.Sprintf("event-%d@example.com", idOf(t, rec)), Summary: rec["title"].(string),
 		Start: utc("utc_start_date"), End: utc("utc_end_date"), URL: rec["url"].(string), Status: "CONFIRMED",
 		Categories: []string{}}
 	if rec["all_day"] == true {
@@ -173,11 +173,11 @@ func TestICalFeedGolden(t *testing.T) {
 		for _, e := range got.Events {
 			byUID[e.UID] = e
 		}
-		dinner := byUID[fmt.Sprintf("event-%d@example.com", int(idOf(t, f.events["dinner"])))]
+		dinner := byUID[fmt.Sprintf("event-%d@example.com", idOf(t, f.events["dinner"]))]
 		if dinner.Description != "Seven courses" || dinner.OrganizerCN == "" || dinner.Geo != "52.5138;13.3919" {
 			t.Errorf("the protected event for its editor: %+v", dinner)
 		}
-		if draft := byUID[fmt.Sprintf("event-%d@example.com", int(idOf(t, f.events["draft"])))]; draft.Status != "TENTATIVE" {
+		if draft := byUID[fmt.Sprintf("event-%d@example.com", idOf(t, f.events["draft"]))]; draft.Status != "TENTATIVE" {
 			t.Errorf("the draft for its editor: %+v", draft)
 		}
 		if len(got.Events) != len(want)+1 {
@@ -193,7 +193,7 @@ func TestSingleEventICal(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	f := newICalFixture(t, app)
-	festival := fmt.Sprintf("/events/%d.ics", int(idOf(t, f.events["festival"])))
+	festival := fmt.Sprintf("/events/%d.ics", idOf(t, f.events["festival"]))
 	res := app.Get(festival).ExpectStatus(t, http.StatusOK)
 	expectGolden(t, "event.golden.ics", res.Body)
 	if got := readICal(t, res).Events; len(got) != 1 || !reflect.DeepEqual(got[0], f.anonymousFeed(t)[1]) {
@@ -219,13 +219,13 @@ func TestSingleEventICal(t *testing.T) {
 		t.Errorf("If-Modified-Since with Last-Modified: %d", since.Status)
 	}
 
-	dinner := fmt.Sprintf("/events/%d.ics", int(idOf(t, f.events["dinner"])))
+	dinner := fmt.Sprintf("/events/%d.ics", idOf(t, f.events["dinner"]))
 	app.Get(dinner).ExpectError(t, http.StatusForbidden, "event-password-protected")
 	unlocked := readICal(t, app.Get(dinner+"?password=dinner-pw").ExpectStatus(t, http.StatusOK)).Events
 	if len(unlocked) != 1 || unlocked[0].Description != "Seven courses" {
 		t.Errorf("the protected event with its password: %+v", unlocked)
 	}
-	draft := fmt.Sprintf("/events/%d.ics", int(idOf(t, f.events["draft"])))
+	draft := fmt.Sprintf("/events/%d.ics", idOf(t, f.events["draft"]))
 	app.Get(draft).ExpectError(t, http.StatusForbidden, "event-not-accessible")
 	if got := readICal(t, app.Get(draft, f.editor).ExpectStatus(t, http.StatusOK)).Events; got[0].Status != "TENTATIVE" {
 		t.Errorf("the draft for its editor: %+v", got)
@@ -286,19 +286,19 @@ func TestICalFeedStopsAtTheCap(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t, WithEnv("CALENDAR_ICAL_MAX_EVENTS", "3"))
 	token := app.Token(models.RoleEditor)
-	var ids []int
+	var ids []uint64
 	for i := 0; i < 5; i++ {
-		ids = append(ids, int(idOf(t, app.createEvent(t, token, eventBody(fmt.Sprintf("Capped %d", i), 3+i)))))
+		ids = append(ids, idOf(t, app.createEvent(t, token, eventBody(fmt.Sprintf("Capped %d", i), 3+i))))
 	}
 	full := readICal(t, app.Get("/events.ics").ExpectStatus(t, http.StatusOK))
-	if got := uidIDs(t, full.Events); !sameInts(got, ids[:3]) {
+	if got := uidIDs(t, full.Events); !slices.Equal(got, ids[:3]) {
 		t.Errorf("the capped feed holds %v, want %v", got, ids[:3])
 	}
 	if desc := full.Calendar["x-wr-caldesc"]; !strings.Contains(desc, "first 3 events") {
 		t.Errorf("X-WR-CALDESC %q does not state the cap", desc)
 	}
-	exact := readICal(t, app.Get("/events.ics?include="+joinIDs(ids[1:4])).ExpectStatus(t, http.StatusOK))
-	if got := uidIDs(t, exact.Events); !sameInts(got, ids[1:4]) || exact.Calendar["x-wr-caldesc"] != "" {
+	exact := readICal(t, app.Get("/events.ics?include="+joinIDs(ids[1:4]...)).ExpectStatus(t, http.StatusOK))
+	if got := uidIDs(t, exact.Events); !slices.Equal(got, ids[1:4]) || exact.Calendar["x-wr-caldesc"] != "" {
 		t.Errorf("a feed of exactly the cap: %v, X-WR-CALDESC %q", got, exact.Calendar["x-wr-caldesc"])
 	}
 }
@@ -326,15 +326,15 @@ func TestICalFeedReadsInBatches(t *testing.T) {
 	slices.SortFunc(events, func(a, b models.Event) int {
 		return cmp.Or(a.StartUTC.Compare(b.StartUTC), cmp.Compare(a.ID, b.ID))
 	})
-	var ordered, want []int // every event, and those from 12:00
+	var ordered, want []uint64 // every event, and those from 12:00
 	for _, e := range events {
-		ordered = append(ordered, int(e.ID))
+		ordered = append(ordered, e.ID)
 		if !e.StartUTC.Before(base.Add(2 * time.Hour)) {
-			want = append(want, int(e.ID))
+			want = append(want, e.ID)
 		}
 	}
 	got := readICal(t, app.Get("/events.ics?start_date=2027-05-01&end_date=2027-05-02").ExpectStatus(t, http.StatusOK))
-	if ids := uidIDs(t, got.Events); !sameInts(ids, ordered[:1100]) {
+	if ids := uidIDs(t, got.Events); !slices.Equal(ids, ordered[:1100]) {
 		t.Errorf("the feed holds %d events, not the first 1100 in list order", len(ids))
 	}
 	if !strings.Contains(got.Calendar["x-wr-caldesc"], "first 1100 events") {
@@ -342,7 +342,7 @@ func TestICalFeedReadsInBatches(t *testing.T) {
 	}
 	part := readICal(t, app.Get("/events.ics?strict_dates=true&start_date=2027-05-01T12:00:00Z&end_date=2027-05-02").
 		ExpectStatus(t, http.StatusOK))
-	if ids := uidIDs(t, part.Events); !sameInts(ids, want) || part.Calendar["x-wr-caldesc"] != "" {
+	if ids := uidIDs(t, part.Events); !slices.Equal(ids, want) || part.Calendar["x-wr-caldesc"] != "" {
 		t.Errorf("a feed of %d events across batches holds %d", len(want), len(ids))
 	}
 }
@@ -354,19 +354,15 @@ func TestICalFeedAppliesEveryListFilter(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	editor := app.Token(models.RoleEditor)
-	post := func(path string, body map[string]any) int {
-		return int(idOf(t, app.Do(Request{Method: http.MethodPost, Path: path, Token: editor, Body: body}).
-			ExpectStatus(t, http.StatusCreated).JSON(t)))
-	}
-	music := post("/categories", map[string]any{"name": "Music"})
-	jazz := post("/categories", map[string]any{"name": "Jazz", "parent": music})
-	berlin := post("/venues", map[string]any{"venue": "Berlin Hall", "geo_lat": 52.52, "geo_lng": 13.40})
-	newYork := post("/venues", map[string]any{"venue": "New York Hall", "geo_lat": 40.71, "geo_lng": -74.0})
-	plain := post("/venues", map[string]any{"venue": "Plain Hall"})
-	anna := post("/organizers", map[string]any{"organizer": "Anna"})
-	ben := post("/organizers", map[string]any{"organizer": "Ben"})
-	event := func(title string, day int, extra ...any) int {
-		return int(idOf(t, app.createEvent(t, editor, eventBody(title, day, extra...))))
+	music := app.post(t, editor, "/categories", map[string]any{"name": "Music"})
+	jazz := app.post(t, editor, "/categories", map[string]any{"name": "Jazz", "parent": music})
+	berlin := app.post(t, editor, "/venues", map[string]any{"venue": "Berlin Hall", "geo_lat": 52.52, "geo_lng": 13.40})
+	newYork := app.post(t, editor, "/venues", map[string]any{"venue": "New York Hall", "geo_lat": 40.71, "geo_lng": -74.0})
+	plain := app.post(t, editor, "/venues", map[string]any{"venue": "Plain Hall"})
+	anna := app.post(t, editor, "/organizers", map[string]any{"organizer": "Anna"})
+	ben := app.post(t, editor, "/organizers", map[string]any{"organizer": "Ben"})
+	event := func(title string, day int, extra ...any) uint64 {
+		return idOf(t, app.createEvent(t, editor, eventBody(title, day, extra...)))
 	}
 	parent := event("Saxophone night", 2, "categories", []any{jazz}, "tags", []any{"late"}, "venue", berlin,
 		"organizer", []any{anna}, "featured", true)
@@ -401,7 +397,7 @@ func TestICalFeedAppliesEveryListFilter(t *testing.T) {
 		t.Helper()
 		want := app.listIDs(t, "per_page=50&"+query, token)
 		got := uidIDs(t, readICal(t, app.Get("/events.ics?"+query, token).ExpectStatus(t, http.StatusOK)).Events)
-		if !sameInts(got, want) {
+		if !slices.Equal(got, want) {
 			t.Errorf("/events.ics?%s as %s holds %v; the list holds %v", query, who, got, want)
 		}
 	}

@@ -8,30 +8,13 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"calendar/models"
 )
-
-// post creates a record at path (/venues, /categories, …) as the token's holder and returns its ID.
-func (a *App) post(t *testing.T, token, path string, body map[string]any) int {
-	t.Helper()
-	return int(idOf(t, a.Do(Request{Method: http.MethodPost, Path: path, Token: token, Body: body}).
-		ExpectStatus(t, http.StatusCreated).JSON(t)))
-}
-
-// linkIDs are the IDs of an event's venue (object or array), organizers, categories or tags.
-func linkIDs(t testing.TB, v any) []int {
-	switch x := v.(type) {
-	case map[string]any:
-		return []int{int(idOf(t, x))}
-	case []any:
-		return idsOf(x)
-	}
-	return nil
-}
 
 func TestLinkingVenuesAndOrganizers(t *testing.T) {
 	t.Parallel()
@@ -45,10 +28,10 @@ func TestLinkingVenuesAndOrganizers(t *testing.T) {
 
 	e := app.createEvent(t, token, eventBody("Linked", 3, "venue", v1, "organizer", []any{o2, o1}))
 	venue, ok := e["venue"].(map[string]any)
-	if !ok || int(idOf(t, venue)) != v1 || venue["venue"] != "Hall One" || venue["city"] != "Salem" {
+	if !ok || idOf(t, venue) != v1 || venue["venue"] != "Hall One" || venue["city"] != "Salem" {
 		t.Fatalf("venue %v", e["venue"])
 	}
-	if got := linkIDs(t, e["organizer"]); !sameInts(got, []int{o2, o1}) {
+	if got := linkIDs(t, e["organizer"]); !slices.Equal(got, []uint64{o2, o1}) {
 		t.Fatalf("organizers %v, want [%d %d] in the order given", got, o2, o1)
 	}
 	if img := e["organizer"].([]any)[1].(map[string]any)["image"].(map[string]any); img["url"] != "https://img.example/o1.png" {
@@ -57,19 +40,19 @@ func TestLinkingVenuesAndOrganizers(t *testing.T) {
 	cases := []struct {
 		name      string
 		body      map[string]any
-		venues    []int
-		organizer []int
+		venues    []uint64
+		organizer []uint64
 	}{
-		{"an omitted link is unchanged", map[string]any{"title": "Renamed"}, []int{v1}, []int{o2, o1}},
-		{"organizers as CSV", map[string]any{"organizer": fmt.Sprintf("%d,%d,%d", o3, o1, o2)}, []int{v1}, []int{o3, o1, o2}},
-		{"objects with id", map[string]any{"venue": map[string]any{"id": v2}, "organizer": []any{map[string]any{"id": o1}}}, []int{v2}, []int{o1}},
-		{"several venues", map[string]any{"venue": []any{v1, v2}}, []int{v1, v2}, []int{o1}},
-		{"venue 0 removes it", map[string]any{"venue": 0}, nil, []int{o1}},
-		{"venue \"\" removes it", map[string]any{"venue": v1}, []int{v1}, []int{o1}},
-		{"", map[string]any{"venue": ""}, nil, []int{o1}},
-		{"venue [] removes it", map[string]any{"venue": v2}, []int{v2}, []int{o1}},
-		{"", map[string]any{"venue": []any{}}, nil, []int{o1}},
-		{"venue null removes it", map[string]any{"venue": v2}, []int{v2}, []int{o1}},
+		{"an omitted link is unchanged", map[string]any{"title": "Renamed"}, []uint64{v1}, []uint64{o2, o1}},
+		{"organizers as CSV", map[string]any{"organizer": fmt.Sprintf("%d,%d,%d", o3, o1, o2)}, []uint64{v1}, []uint64{o3, o1, o2}},
+		{"objects with id", map[string]any{"venue": map[string]any{"id": v2}, "organizer": []any{map[string]any{"id": o1}}}, []uint64{v2}, []uint64{o1}},
+		{"several venues", map[string]any{"venue": []any{v1, v2}}, []uint64{v1, v2}, []uint64{o1}},
+		{"venue 0 removes it", map[string]any{"venue": 0}, nil, []uint64{o1}},
+		{"venue \"\" removes it", map[string]any{"venue": v1}, []uint64{v1}, []uint64{o1}},
+		{"", map[string]any{"venue": ""}, nil, []uint64{o1}},
+		{"venue [] removes it", map[string]any{"venue": v2}, []uint64{v2}, []uint64{o1}},
+		{"", map[string]any{"venue": []any{}}, nil, []uint64{o1}},
+		{"venue null removes it", map[string]any{"venue": v2}, []uint64{v2}, []uint64{o1}},
 		{"", map[string]any{"venue": nil, "organizer": []any{}}, nil, nil},
 	}
 	for i, c := range cases {
@@ -79,7 +62,7 @@ func TestLinkingVenuesAndOrganizers(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			u := app.updateEvent(t, http.MethodPatch, eventPath(e), token, c.body)
-			if got := linkIDs(t, u["venue"]); !sameInts(got, c.venues) && !(len(got) == 0 && len(c.venues) == 0) {
+			if got := linkIDs(t, u["venue"]); !slices.Equal(got, c.venues) && !(len(got) == 0 && len(c.venues) == 0) {
 				t.Fatalf("venues %v, want %v", got, c.venues)
 			}
 			if len(c.venues) > 1 {
@@ -87,7 +70,7 @@ func TestLinkingVenuesAndOrganizers(t *testing.T) {
 					t.Fatalf("several venues are not an array: %v", u["venue"])
 				}
 			}
-			if got := linkIDs(t, u["organizer"]); !sameInts(got, c.organizer) && !(len(got) == 0 && len(c.organizer) == 0) {
+			if got := linkIDs(t, u["organizer"]); !slices.Equal(got, c.organizer) && !(len(got) == 0 && len(c.organizer) == 0) {
 				t.Fatalf("organizers %v, want %v", got, c.organizer)
 			}
 		})
@@ -109,11 +92,11 @@ func TestInlineVenuesAndOrganizersAreCreatedWithTheEvent(t *testing.T) {
 		t.Fatalf("inline venue %v", venue)
 	}
 	orgs := e["organizer"].([]any)
-	if len(orgs) != 3 || orgs[0].(map[string]any)["organizer"] != "Organizer A" || int(idOf(t, orgs[1].(map[string]any))) != existing ||
+	if len(orgs) != 3 || orgs[0].(map[string]any)["organizer"] != "Organizer A" || idOf(t, orgs[1].(map[string]any)) != existing ||
 		orgs[2].(map[string]any)["organizer"] != "Organizer C" {
 		t.Fatalf("organizers %v", orgs)
 	}
-	app.Get(fmt.Sprintf("/venues/%d", int(idOf(t, venue)))).ExpectStatus(t, http.StatusOK)
+	app.Get(fmt.Sprintf("/venues/%d", idOf(t, venue))).ExpectStatus(t, http.StatusOK)
 
 	t.Run("a bad link leaves nothing written", func(t *testing.T) {
 		before, venues := app.count(t, "events"), app.count(t, "venues")
@@ -167,7 +150,7 @@ func TestLinkingCategoriesAndTags(t *testing.T) {
 		t.Fatalf("category names %v (by name)", names)
 	}
 	first := cats[1].(map[string]any)
-	if int(idOf(t, first)) != music || first["taxonomy"] != "tribe_events_cat" || first["description"] != "Loud" ||
+	if idOf(t, first) != music || first["taxonomy"] != "tribe_events_cat" || first["description"] != "Loud" ||
 		first["count"] != float64(1) || first["filter"] != "raw" ||
 		first["urls"].(map[string]any)["self"] != fmt.Sprintf("http://example.com/calendar/events/v1/categories/%d", music) {
 		t.Fatalf("embedded category %v", first)
@@ -185,7 +168,7 @@ func TestLinkingCategoriesAndTags(t *testing.T) {
 	expectInvalid(t, app.Do(Request{Method: http.MethodPatch, Path: eventPath(e), Token: token,
 		Body: map[string]any{"tags": map[string]any{"x": 1}}}), "tags")
 	u := app.updateEvent(t, http.MethodPatch, eventPath(e), token, map[string]any{"categories": []any{theatre}})
-	if got := linkIDs(t, u["categories"]); !sameInts(got, []int{theatre}) || len(linkIDs(t, u["tags"])) != 2 {
+	if got := linkIDs(t, u["categories"]); !slices.Equal(got, []uint64{theatre}) || len(linkIDs(t, u["tags"])) != 2 {
 		t.Fatalf("replace: categories %v tags %v", got, linkIDs(t, u["tags"]))
 	}
 	for _, none := range []any{"", []any{}, nil} {
@@ -244,36 +227,36 @@ func TestListFiltersOnLinks(t *testing.T) {
 	v3 := app.post(t, token, "/venues", map[string]any{"venue": "V3"})
 	o1 := app.post(t, token, "/organizers", map[string]any{"organizer": "O1"})
 	o2 := app.post(t, token, "/organizers", map[string]any{"organizer": "O2"})
-	a := int(idOf(t, app.createEvent(t, token, eventBody("A", 1, "categories", []any{music}, "tags", []any{outdoor}, "venue", v1, "organizer", []any{o1}))))
-	b := int(idOf(t, app.createEvent(t, token, eventBody("B", 2, "categories", []any{jazz}, "tags", []any{free}, "venue", v2, "organizer", []any{o1, o2}))))
-	c := int(idOf(t, app.createEvent(t, token, eventBody("C", 3, "categories", []any{film}, "tags", []any{outdoor, free}, "venue", v1, "organizer", []any{o2}))))
-	d := int(idOf(t, app.createEvent(t, token, eventBody("D", 4, "categories", []any{music}, "venue", v2, "status", "draft"))))
+	a := idOf(t, app.createEvent(t, token, eventBody("A", 1, "categories", []any{music}, "tags", []any{outdoor}, "venue", v1, "organizer", []any{o1})))
+	b := idOf(t, app.createEvent(t, token, eventBody("B", 2, "categories", []any{jazz}, "tags", []any{free}, "venue", v2, "organizer", []any{o1, o2})))
+	c := idOf(t, app.createEvent(t, token, eventBody("C", 3, "categories", []any{film}, "tags", []any{outdoor, free}, "venue", v1, "organizer", []any{o2})))
+	d := idOf(t, app.createEvent(t, token, eventBody("D", 4, "categories", []any{music}, "venue", v2, "status", "draft")))
 	cases := []struct {
 		query, token string
-		want         []int
+		want         []uint64
 	}{
-		{fmt.Sprintf("categories=%d", music), "", []int{a, b}},
-		{"categories=music", "", []int{a, b}},
-		{fmt.Sprintf("categories=%d", music), token, []int{a, b, d}},
-		{"categories=jazz", "", []int{b}},
-		{"categories[]=jazz&categories[]=film", "", []int{b, c}},
-		{fmt.Sprintf("categories=%d,%d", film, music), "", []int{a, b, c}},
-		{fmt.Sprintf("categories=%d", unused), "", []int{}},
-		{"tags=outdoor", "", []int{a, c}},
-		{fmt.Sprintf("tags=%d,%d", outdoor, free), "", []int{a, b, c}},
-		{"categories=music&tags=free", "", []int{b}},
-		{"categories=film&tags=outdoor,free", "", []int{c}},
-		{fmt.Sprintf("venue=%d", v1), "", []int{a, c}},
-		{fmt.Sprintf("venue=%d,%d", v1, v2), "", []int{a, b, c}},
-		{fmt.Sprintf("venue[]=%d&venue[]=%d", v2, v3), token, []int{b, d}},
-		{fmt.Sprintf("venue=%d", v3), "", []int{}},
-		{fmt.Sprintf("organizer=%d", o1), "", []int{a, b}},
-		{fmt.Sprintf("organizer=%d,%d", o1, o2), "", []int{a, b, c}},
-		{fmt.Sprintf("organizer=%d&venue=%d", o2, v1), "", []int{c}},
-		{fmt.Sprintf("organizer=%d&categories=music&tags=free", o1), "", []int{b}},
+		{fmt.Sprintf("categories=%d", music), "", []uint64{a, b}},
+		{"categories=music", "", []uint64{a, b}},
+		{fmt.Sprintf("categories=%d", music), token, []uint64{a, b, d}},
+		{"categories=jazz", "", []uint64{b}},
+		{"categories[]=jazz&categories[]=film", "", []uint64{b, c}},
+		{fmt.Sprintf("categories=%d,%d", film, music), "", []uint64{a, b, c}},
+		{fmt.Sprintf("categories=%d", unused), "", []uint64{}},
+		{"tags=outdoor", "", []uint64{a, c}},
+		{fmt.Sprintf("tags=%d,%d", outdoor, free), "", []uint64{a, b, c}},
+		{"categories=music&tags=free", "", []uint64{b}},
+		{"categories=film&tags=outdoor,free", "", []uint64{c}},
+		{fmt.Sprintf("venue=%d", v1), "", []uint64{a, c}},
+		{fmt.Sprintf("venue=%d,%d", v1, v2), "", []uint64{a, b, c}},
+		{fmt.Sprintf("venue[]=%d&venue[]=%d", v2, v3), token, []uint64{b, d}},
+		{fmt.Sprintf("venue=%d", v3), "", []uint64{}},
+		{fmt.Sprintf("organizer=%d", o1), "", []uint64{a, b}},
+		{fmt.Sprintf("organizer=%d,%d", o1, o2), "", []uint64{a, b, c}},
+		{fmt.Sprintf("organizer=%d&venue=%d", o2, v1), "", []uint64{c}},
+		{fmt.Sprintf("organizer=%d&categories=music&tags=free", o1), "", []uint64{b}},
 	}
 	for _, tc := range cases {
-		if got := app.listIDs(t, tc.query, tc.token); !sameInts(got, tc.want) {
+		if got := app.listIDs(t, tc.query, tc.token); !slices.Equal(got, tc.want) {
 			t.Errorf("%s lists %v, want %v", tc.query, got, tc.want)
 		}
 	}
@@ -376,12 +359,12 @@ func TestEventWritesFromFormsAndQueryStrings(t *testing.T) {
 	e := app.Do(Request{Method: http.MethodPost, Path: "/events", Token: token, Body: form}).
 		ExpectStatus(t, http.StatusCreated).JSON(t)
 	if e["featured"] != true || len(e["categories"].([]any)) != 2 || len(e["tags"].([]any)) != 2 ||
-		!sameInts(linkIDs(t, e["organizer"]), []int{o2, o1}) || e["venue"].(map[string]any)["city"] != "Leeds" {
+		!slices.Equal(linkIDs(t, e["organizer"]), []uint64{o2, o1}) || e["venue"].(map[string]any)["city"] != "Leeds" {
 		t.Fatalf("form create: %v", e)
 	}
 	query := "?title=" + url.QueryEscape("From the query") + "&organizer=" + fmt.Sprint(o1)
 	u := app.Do(Request{Method: http.MethodPut, Path: eventPath(e) + query, Token: token}).ExpectStatus(t, http.StatusOK).JSON(t)
-	if u["title"] != "From the query" || !sameInts(linkIDs(t, u["organizer"]), []int{o1}) {
+	if u["title"] != "From the query" || !slices.Equal(linkIDs(t, u["organizer"]), []uint64{o1}) {
 		t.Fatalf("query update: %v %v", u["title"], u["organizer"])
 	}
 	body := app.Do(Request{Method: http.MethodPatch, Path: eventPath(e) + "?title=query", Token: token,

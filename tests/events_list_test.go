@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,13 +33,13 @@ func TestEventListPaging(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
-	var ids []int
+	var ids []uint64
 	for i := 1; i <= 12; i++ {
-		ids = append(ids, int(idOf(t, app.createEvent(t, token, eventBody(fmt.Sprintf("E%d", i), i)))))
+		ids = append(ids, idOf(t, app.createEvent(t, token, eventBody(fmt.Sprintf("E%d", i), i))))
 	}
 	t.Run("ten per page by default, ordered by start", func(t *testing.T) {
 		body := app.Get("/events").ExpectStatus(t, http.StatusOK).JSON(t)
-		if got := idsOf(body["events"]); !sameInts(got, ids[:10]) {
+		if got := idsOf(body["events"]); !slices.Equal(got, ids[:10]) {
 			t.Fatalf("page 1 %v, want %v", got, ids[:10])
 		}
 		if body["total"] != float64(12) || body["total_pages"] != float64(2) {
@@ -48,7 +49,7 @@ func TestEventListPaging(t *testing.T) {
 	t.Run("links and headers", func(t *testing.T) {
 		res := app.Get("/events?per_page=5&page=2").ExpectStatus(t, http.StatusOK)
 		body := res.JSON(t)
-		if got := idsOf(body["events"]); !sameInts(got, ids[5:10]) {
+		if got := idsOf(body["events"]); !slices.Equal(got, ids[5:10]) {
 			t.Fatalf("page 2 %v", got)
 		}
 		self := restQuery(t, body["rest_url"].(string))
@@ -75,7 +76,7 @@ func TestEventListPaging(t *testing.T) {
 			}
 		}
 		last := app.Get("/events?per_page=5&page=3").ExpectStatus(t, http.StatusOK).JSON(t)
-		if got := idsOf(last["events"]); !sameInts(got, ids[10:]) || last["total"] != float64(12) || last["total_pages"] != float64(3) {
+		if got := idsOf(last["events"]); !slices.Equal(got, ids[10:]) || last["total"] != float64(12) || last["total_pages"] != float64(3) {
 			t.Fatalf("the last, short page: %v, totals %v %v", got, last["total"], last["total_pages"])
 		}
 		if _, ok := last["next_rest_url"]; ok {
@@ -93,7 +94,7 @@ func TestEventListPaging(t *testing.T) {
 		body := app.Get("/events?per_page=4&search=E").JSON(t)
 		next, _ := url.Parse(body["next_rest_url"].(string))
 		nextBody := app.Get("/events?"+next.RawQuery).ExpectStatus(t, http.StatusOK).JSON(t)
-		if got := idsOf(nextBody["events"]); !sameInts(got, ids[4:8]) {
+		if got := idsOf(nextBody["events"]); !slices.Equal(got, ids[4:8]) {
 			t.Fatalf("next page %v", got)
 		}
 	})
@@ -151,10 +152,10 @@ func TestEventsWithTheSameStartAreOrderedByID(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
-	later := int(idOf(t, app.createEvent(t, token, eventBody("Later", 3))))
-	a := int(idOf(t, app.createEvent(t, token, eventBody("A", 2))))
-	b := int(idOf(t, app.createEvent(t, token, eventBody("B", 2))))
-	if got := app.listIDs(t, "", ""); !sameInts(got, []int{a, b, later}) {
+	later := idOf(t, app.createEvent(t, token, eventBody("Later", 3)))
+	a := idOf(t, app.createEvent(t, token, eventBody("A", 2)))
+	b := idOf(t, app.createEvent(t, token, eventBody("B", 2)))
+	if got := app.listIDs(t, "", ""); !slices.Equal(got, []uint64{a, b, later}) {
 		t.Fatalf("order %v", got)
 	}
 }
@@ -165,9 +166,9 @@ func TestHiddenEventsAreNeverListed(t *testing.T) {
 	token := app.Token(models.RoleEditor)
 	hidden := app.createEvent(t, token, eventBody("Hidden", 2, "hide_from_listings", true))
 	shown := app.createEvent(t, token, eventBody("Shown", 2, "hide_from_listings", "false"))
-	for _, q := range []string{"", "include=" + joinIDs([]int{int(idOf(t, hidden)), int(idOf(t, shown))}), "search=Hidden", "status=publish"} {
+	for _, q := range []string{"", "include=" + joinIDs(idOf(t, hidden), idOf(t, shown)), "search=Hidden", "status=publish"} {
 		for _, tok := range []string{"", token} {
-			if got := app.listIDs(t, q, tok); !sameInts(got, []int{int(idOf(t, shown))}) && !(q == "search=Hidden" && len(got) == 0) {
+			if got := app.listIDs(t, q, tok); !slices.Equal(got, []uint64{idOf(t, shown)}) && !(q == "search=Hidden" && len(got) == 0) {
 				t.Fatalf("%q lists %v", q, got)
 			}
 		}
@@ -179,15 +180,15 @@ func TestSearchingEvents(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
-	var foo, fooBar, bar []int
+	var foo, fooBar, bar []uint64
 	for i := 0; i < 3; i++ {
-		foo = append(foo, int(idOf(t, app.createEvent(t, token, eventBody("foo", 1+i)))))
-		fooBar = append(fooBar, int(idOf(t, app.createEvent(t, token, eventBody("foo bar", 1+i)))))
-		bar = append(bar, int(idOf(t, app.createEvent(t, token, eventBody("bar", 1+i)))))
+		foo = append(foo, idOf(t, app.createEvent(t, token, eventBody("foo", 1+i))))
+		fooBar = append(fooBar, idOf(t, app.createEvent(t, token, eventBody("foo bar", 1+i))))
+		bar = append(bar, idOf(t, app.createEvent(t, token, eventBody("bar", 1+i))))
 	}
-	inDesc := int(idOf(t, app.createEvent(t, token, eventBody("Jazz night", 5, "description", "<p>Swing and BEBOP</p>"))))
-	inExcerpt := int(idOf(t, app.createEvent(t, token, eventBody("Quiz", 5, "excerpt", "Pub quiz with prizes"))))
-	literal := int(idOf(t, app.createEvent(t, token, eventBody("100% fun_day", 5))))
+	inDesc := idOf(t, app.createEvent(t, token, eventBody("Jazz night", 5, "description", "<p>Swing and BEBOP</p>")))
+	inExcerpt := idOf(t, app.createEvent(t, token, eventBody("Quiz", 5, "excerpt", "Pub quiz with prizes")))
+	literal := idOf(t, app.createEvent(t, token, eventBody("100% fun_day", 5)))
 	count := func(q string) int { return len(app.listIDs(t, "per_page=50&search="+url.QueryEscape(q), "")) }
 	cases := []struct {
 		search string
@@ -202,8 +203,8 @@ func TestSearchingEvents(t *testing.T) {
 			t.Errorf("search %q finds %d, want %d", c.search, got, c.want)
 		}
 	}
-	for search, want := range map[string]int{"bebop": inDesc, "prizes": inExcerpt, "100%": literal} {
-		if got := app.listIDs(t, "search="+url.QueryEscape(search), ""); !sameInts(got, []int{want}) {
+	for search, want := range map[string]uint64{"bebop": inDesc, "prizes": inExcerpt, "100%": literal} {
+		if got := app.listIDs(t, "search="+url.QueryEscape(search), ""); !slices.Equal(got, []uint64{want}) {
 			t.Errorf("search %q finds %v, want [%d]", search, got, want)
 		}
 	}
@@ -219,26 +220,26 @@ func TestFlagFilters(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
-	featured := int(idOf(t, app.createEvent(t, token, eventBody("F", 1, "featured", true))))
-	ticketed := int(idOf(t, app.createEvent(t, token, eventBody("T", 2, "ticketed", true))))
-	both := int(idOf(t, app.createEvent(t, token, eventBody("FT", 3, "featured", true, "ticketed", true))))
-	neither := int(idOf(t, app.createEvent(t, token, eventBody("N", 4))))
-	draftFeatured := int(idOf(t, app.createEvent(t, token, eventBody("DF", 5, "featured", true, "status", "draft"))))
+	featured := idOf(t, app.createEvent(t, token, eventBody("F", 1, "featured", true)))
+	ticketed := idOf(t, app.createEvent(t, token, eventBody("T", 2, "ticketed", true)))
+	both := idOf(t, app.createEvent(t, token, eventBody("FT", 3, "featured", true, "ticketed", true)))
+	neither := idOf(t, app.createEvent(t, token, eventBody("N", 4)))
+	draftFeatured := idOf(t, app.createEvent(t, token, eventBody("DF", 5, "featured", true, "status", "draft")))
 	cases := []struct {
 		query, token string
-		want         []int
+		want         []uint64
 	}{
-		{"featured=true", "", []int{featured, both}},
-		{"featured=1", "", []int{featured, both}},
-		{"featured=false", "", []int{ticketed, neither}},
-		{"featured=true", token, []int{featured, both, draftFeatured}},
-		{"ticketed=true", "", []int{ticketed, both}},
-		{"ticketed=false", "", []int{featured, neither}},
-		{"ticketed=true&featured=true", "", []int{both}},
-		{"", "", []int{featured, ticketed, both, neither}},
+		{"featured=true", "", []uint64{featured, both}},
+		{"featured=1", "", []uint64{featured, both}},
+		{"featured=false", "", []uint64{ticketed, neither}},
+		{"featured=true", token, []uint64{featured, both, draftFeatured}},
+		{"ticketed=true", "", []uint64{ticketed, both}},
+		{"ticketed=false", "", []uint64{featured, neither}},
+		{"ticketed=true&featured=true", "", []uint64{both}},
+		{"", "", []uint64{featured, ticketed, both, neither}},
 	}
 	for _, c := range cases {
-		if got := app.listIDs(t, c.query, c.token); !sameInts(got, c.want) {
+		if got := app.listIDs(t, c.query, c.token); !slices.Equal(got, c.want) {
 			t.Errorf("%q lists %v, want %v", c.query, got, c.want)
 		}
 	}
@@ -255,33 +256,33 @@ func TestParentAndIncludeFilters(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	parent := app.createEvent(t, token, eventBody("Series", 1))
-	c1 := int(idOf(t, app.createEvent(t, token, eventBody("One", 3, "parent", parent["id"]))))
-	c2 := int(idOf(t, app.createEvent(t, token, eventBody("Two", 2, "parent", parent["id"]))))
+	c1 := idOf(t, app.createEvent(t, token, eventBody("One", 3, "parent", parent["id"])))
+	c2 := idOf(t, app.createEvent(t, token, eventBody("Two", 2, "parent", parent["id"])))
 	app.createEvent(t, token, eventBody("Other", 2))
-	body := app.Get("/events?post_parent="+fmt.Sprint(int(idOf(t, parent)))).ExpectStatus(t, http.StatusOK).JSON(t)
-	if got := idsOf(body["events"]); !sameInts(got, []int{c2, c1}) || body["total"] != float64(2) || body["total_pages"] != float64(1) {
+	body := app.Get("/events?post_parent="+fmt.Sprint(idOf(t, parent))).ExpectStatus(t, http.StatusOK).JSON(t)
+	if got := idsOf(body["events"]); !slices.Equal(got, []uint64{c2, c1}) || body["total"] != float64(2) || body["total_pages"] != float64(1) {
 		t.Fatalf("children %v", got)
 	}
 	for _, bad := range []string{"foo-bar", "0", "-3", "2389"} {
 		expectInvalid(t, app.Get("/events?post_parent="+bad), "post_parent")
 	}
 	draft := app.createEvent(t, token, eventBody("Draft parent", 2, "status", "draft"))
-	expectInvalid(t, app.Get("/events?post_parent="+fmt.Sprint(int(idOf(t, draft)))), "post_parent")
-	app.Get("/events?post_parent="+fmt.Sprint(int(idOf(t, draft))), token).ExpectStatus(t, http.StatusOK)
+	expectInvalid(t, app.Get("/events?post_parent="+fmt.Sprint(idOf(t, draft))), "post_parent")
+	app.Get("/events?post_parent="+fmt.Sprint(idOf(t, draft)), token).ExpectStatus(t, http.StatusOK)
 
-	past := int(idOf(t, app.createEvent(t, token, map[string]any{"title": "Past", "start_date": "2001-01-01 10:00", "end_date": "2001-01-01 11:00"})))
-	far := int(idOf(t, app.createEvent(t, token, map[string]any{"title": "Far", "start_date": "2090-01-01 10:00", "end_date": "2090-01-01 11:00"})))
+	past := idOf(t, app.createEvent(t, token, map[string]any{"title": "Past", "start_date": "2001-01-01 10:00", "end_date": "2001-01-01 11:00"}))
+	far := idOf(t, app.createEvent(t, token, map[string]any{"title": "Far", "start_date": "2090-01-01 10:00", "end_date": "2090-01-01 11:00"}))
 	t.Run("include ignores every date bound and keeps the usual order", func(t *testing.T) {
 		for _, q := range []string{
 			fmt.Sprintf("include=%d,%d,%d", far, c1, past),
 			fmt.Sprintf("include[]=%d&include[]=%d&include[]=%d", far, c1, past),
 			fmt.Sprintf("include=%d&include=%d&include=%d&start_date=2050-01-01&ends_before=2000-01-01", far, c1, past),
 		} {
-			if got := app.listIDs(t, q, ""); !sameInts(got, []int{past, c1, far}) {
+			if got := app.listIDs(t, q, ""); !slices.Equal(got, []uint64{past, c1, far}) {
 				t.Errorf("%s lists %v", q, got)
 			}
 		}
-		if got := app.listIDs(t, fmt.Sprintf("include=%d,%d", int(idOf(t, draft)), c1), ""); !sameInts(got, []int{c1}) {
+		if got := app.listIDs(t, fmt.Sprintf("include=%d,%d", idOf(t, draft), c1), ""); !slices.Equal(got, []uint64{c1}) {
 			t.Errorf("include shows a draft to a visitor: %v", got)
 		}
 		for _, bad := range []string{"foo-bar,23,89", "0", "-1", "1.5"} {
@@ -299,35 +300,35 @@ func TestStatusFilterAndListVisibility(t *testing.T) {
 	app := NewApp(t)
 	actors := app.actors(t)
 	contributor, author, editor := actors[2], actors[3], actors[4]
-	ids := map[string]int{}
+	ids := map[string]uint64{}
 	for _, st := range []string{"publish", "draft", "pending", "private", "future"} {
-		ids[st] = int(idOf(t, app.createEvent(t, editor.token, eventBody(st, 2, "status", st))))
+		ids[st] = idOf(t, app.createEvent(t, editor.token, eventBody(st, 2, "status", st)))
 	}
-	ownDraft := int(idOf(t, app.createEvent(t, contributor.token, eventBody("c-draft", 3))))
-	ownPublished := int(idOf(t, app.createEvent(t, author.token, eventBody("a-pub", 3))))
-	ownAuthorDraft := int(idOf(t, app.createEvent(t, author.token, eventBody("a-draft", 3, "status", "draft"))))
+	ownDraft := idOf(t, app.createEvent(t, contributor.token, eventBody("c-draft", 3)))
+	ownPublished := idOf(t, app.createEvent(t, author.token, eventBody("a-pub", 3)))
+	ownAuthorDraft := idOf(t, app.createEvent(t, author.token, eventBody("a-draft", 3, "status", "draft")))
 	cases := []struct {
 		who    actor
 		query  string
-		want   []int
+		want   []uint64
 		status string
 	}{
-		{actors[0], "", []int{ids["publish"], ownPublished}, "publish"},
-		{actors[0], "status=publish", []int{ids["publish"], ownPublished}, "publish"},
-		{actors[1], "", []int{ids["publish"], ownPublished}, "publish"},
-		{editor, "", []int{ids["publish"], ids["draft"], ids["pending"], ids["private"], ids["future"], ownDraft, ownPublished, ownAuthorDraft}, "any"},
-		{editor, "status=publish", []int{ids["publish"], ownPublished}, "publish"},
-		{editor, "status=publish,%20draft", []int{ids["publish"], ids["draft"], ownDraft, ownPublished, ownAuthorDraft}, "publish,draft"},
-		{editor, "status[]=draft&status[]=pending&status[]=private", []int{ids["draft"], ids["pending"], ids["private"], ownDraft, ownAuthorDraft}, "draft,pending,private"},
-		{editor, "status=any", []int{ids["publish"], ids["draft"], ids["pending"], ids["private"], ids["future"], ownDraft, ownPublished, ownAuthorDraft}, "any"},
-		{contributor, "", []int{ids["publish"], ownDraft, ownPublished}, "any"},
-		{contributor, "status=draft", []int{ownDraft}, "draft"},
-		{author, "", []int{ids["publish"], ownPublished, ownAuthorDraft}, "any"},
+		{actors[0], "", []uint64{ids["publish"], ownPublished}, "publish"},
+		{actors[0], "status=publish", []uint64{ids["publish"], ownPublished}, "publish"},
+		{actors[1], "", []uint64{ids["publish"], ownPublished}, "publish"},
+		{editor, "", []uint64{ids["publish"], ids["draft"], ids["pending"], ids["private"], ids["future"], ownDraft, ownPublished, ownAuthorDraft}, "any"},
+		{editor, "status=publish", []uint64{ids["publish"], ownPublished}, "publish"},
+		{editor, "status=publish,%20draft", []uint64{ids["publish"], ids["draft"], ownDraft, ownPublished, ownAuthorDraft}, "publish,draft"},
+		{editor, "status[]=draft&status[]=pending&status[]=private", []uint64{ids["draft"], ids["pending"], ids["private"], ownDraft, ownAuthorDraft}, "draft,pending,private"},
+		{editor, "status=any", []uint64{ids["publish"], ids["draft"], ids["pending"], ids["private"], ids["future"], ownDraft, ownPublished, ownAuthorDraft}, "any"},
+		{contributor, "", []uint64{ids["publish"], ownDraft, ownPublished}, "any"},
+		{contributor, "status=draft", []uint64{ownDraft}, "draft"},
+		{author, "", []uint64{ids["publish"], ownPublished, ownAuthorDraft}, "any"},
 	}
 	for _, c := range cases {
 		t.Run(c.who.role+" "+c.query, func(t *testing.T) {
 			body := app.Get("/events?"+c.query, c.who.token).ExpectStatus(t, http.StatusOK).JSON(t)
-			if got := idsOf(body["events"]); !sameInts(sortedInts(got), sortedInts(c.want)) {
+			if got := idsOf(body["events"]); !slices.Equal(sortedIDs(got), sortedIDs(c.want)) {
 				t.Fatalf("lists %v, want %v", got, c.want)
 			}
 			if s := restQuery(t, body["rest_url"].(string)).Get("status"); s != c.status {
@@ -349,16 +350,6 @@ func TestStatusFilterAndListVisibility(t *testing.T) {
 	}
 }
 
-func sortedInts(in []int) []int {
-	out := append([]int(nil), in...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
-}
-
 func TestTheDefaultDateWindow(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
@@ -367,8 +358,8 @@ func TestTheDefaultDateWindow(t *testing.T) {
 	day := func(d time.Time, h, m, s int) string {
 		return time.Date(d.Year(), d.Month(), d.Day(), h, m, s, 0, time.UTC).Format(dateTimeLayout)
 	}
-	create := func(title, start, end string) int {
-		return int(idOf(t, app.createEvent(t, token, map[string]any{"title": title, "start_date": start, "end_date": end})))
+	create := func(title, start, end string) uint64 {
+		return idOf(t, app.createEvent(t, token, map[string]any{"title": title, "start_date": start, "end_date": end}))
 	}
 	yesterday := now.AddDate(0, 0, -1)
 	startedYesterday := create("Yesterday", day(yesterday, 10, 0, 0), day(now, 23, 0, 0))
@@ -376,8 +367,8 @@ func TestTheDefaultDateWindow(t *testing.T) {
 	twoYears := time.Date(now.Year()+2, now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	lastDay := create("Last day", day(twoYears, 10, 0, 0), day(twoYears, 23, 59, 59))
 	tooLate := create("Too late", day(twoYears.AddDate(0, 0, 1), 0, 0, 0), day(twoYears.AddDate(0, 0, 1), 1, 0, 0))
-	if got := app.listIDs(t, "", ""); !sameInts(got, []int{todayMidnight, lastDay}) {
-		t.Fatalf("default window lists %v, want %v", got, []int{todayMidnight, lastDay})
+	if got := app.listIDs(t, "", ""); !slices.Equal(got, []uint64{todayMidnight, lastDay}) {
+		t.Fatalf("default window lists %v, want %v", got, []uint64{todayMidnight, lastDay})
 	}
 	body := app.Get("/events").JSON(t)
 	q := restQuery(t, body["rest_url"].(string))
@@ -386,7 +377,7 @@ func TestTheDefaultDateWindow(t *testing.T) {
 	}
 	t.Run("a relative bound drops the default window", func(t *testing.T) {
 		got := app.listIDs(t, "ends_after="+url.QueryEscape(day(yesterday.AddDate(0, 0, -1), 0, 0, 0)), "")
-		if !sameInts(got, []int{startedYesterday, todayMidnight, lastDay, tooLate}) {
+		if !slices.Equal(got, []uint64{startedYesterday, todayMidnight, lastDay, tooLate}) {
 			t.Fatalf("lists %v", got)
 		}
 		q := restQuery(t, app.Get("/events?starts_before=2099-01-01").JSON(t)["rest_url"].(string))
@@ -396,7 +387,7 @@ func TestTheDefaultDateWindow(t *testing.T) {
 	})
 	t.Run("an explicit start keeps the default end", func(t *testing.T) {
 		got := app.listIDs(t, "start_date="+day(yesterday, 0, 0, 0)[:10], "")
-		if !sameInts(got, []int{startedYesterday, todayMidnight, lastDay}) {
+		if !slices.Equal(got, []uint64{startedYesterday, todayMidnight, lastDay}) {
 			t.Fatalf("lists %v", got)
 		}
 	})
@@ -438,10 +429,10 @@ func TestDateFiltersAsTheReferenceWorkedExamples(t *testing.T) {
 		"F": {"2018-01-02 10:00:00", "2018-01-02 11:00:00"},
 		"G": {"2018-01-03 10:00:00", "2018-01-03 11:00:00"},
 	}
-	ids := map[int]string{}
+	ids := map[uint64]string{}
 	for _, name := range []string{"A", "B", "C", "D", "E", "F", "G"} {
 		e := app.createEvent(t, token, map[string]any{"title": name, "start_date": events[name][0], "end_date": events[name][1]})
-		ids[int(idOf(t, e))] = name
+		ids[idOf(t, e)] = name
 	}
 	cases := []struct {
 		name, query, want string
@@ -485,9 +476,9 @@ func TestDateFiltersAsTheReferenceWorkedExamples(t *testing.T) {
 	t.Run("naive bounds are read in the site timezone", func(t *testing.T) {
 		ny := NewApp(t, WithEnv("CALENDAR_TIMEZONE", "America/New_York"))
 		tok := ny.Token(models.RoleEditor)
-		late := int(idOf(t, ny.createEvent(t, tok, map[string]any{"title": "Late", "timezone": "UTC",
-			"start_date": "2018-01-02 03:00:00", "end_date": "2018-01-02 04:00:00"})))
-		if got := ny.listIDs(t, "start_date=2018-01-01&end_date=2018-01-01", ""); !sameInts(got, []int{late}) {
+		late := idOf(t, ny.createEvent(t, tok, map[string]any{"title": "Late", "timezone": "UTC",
+			"start_date": "2018-01-02 03:00:00", "end_date": "2018-01-02 04:00:00"}))
+		if got := ny.listIDs(t, "start_date=2018-01-01&end_date=2018-01-01", ""); !slices.Equal(got, []uint64{late}) {
 			t.Fatalf("an event at 22:00 New York time on 01-01 is not on that day: %v", got)
 		}
 		if got := ny.listIDs(t, "start_date=2018-01-02&end_date=2018-01-02", ""); len(got) != 0 {

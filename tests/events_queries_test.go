@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -81,16 +82,16 @@ func TestListFiltersAndLinkedRecordsAreReadOncePerDataVersion(t *testing.T) {
 	token := app.Token(models.RoleEditor)
 	music := app.post(t, token, "/categories", map[string]any{"name": "Music"})
 	venue := app.post(t, token, "/venues", map[string]any{"venue": "Hall"})
-	e := int(idOf(t, app.createEvent(t, token, eventBody("E", 3, "categories", []any{music}, "venue", venue))))
+	e := idOf(t, app.createEvent(t, token, eventBody("E", 3, "categories", []any{music}, "venue", venue)))
 	n := countQueries(t, app)
-	list := func(query string) ([]int, int64) {
+	list := func(query string) ([]uint64, int64) {
 		n.Store(0)
 		ids := app.listIDs(t, query, "")
 		return ids, n.Load()
 	}
 	first, cold := list(fmt.Sprintf("categories=music&venue=%d", venue))
 	second, warm := list(fmt.Sprintf("venue=%d&categories=music&per_page=7", venue))
-	if !sameInts(first, []int{e}) || !sameInts(second, []int{e}) {
+	if !slices.Equal(first, []uint64{e}) || !slices.Equal(second, []uint64{e}) {
 		t.Fatalf("lists %v and %v, want [%d]", first, second, e)
 	}
 	if warm != cold-2 {
@@ -98,14 +99,14 @@ func TestListFiltersAndLinkedRecordsAreReadOncePerDataVersion(t *testing.T) {
 			warm, cold)
 	}
 	jazz := app.post(t, token, "/categories", map[string]any{"name": "Jazz", "parent": music})
-	f := int(idOf(t, app.createEvent(t, token, eventBody("F", 4, "categories", []any{jazz}, "venue", venue))))
-	if got, _ := list(fmt.Sprintf("categories=music&venue=%d&per_page=8", venue)); !sameInts(got, []int{e, f}) {
+	f := idOf(t, app.createEvent(t, token, eventBody("F", 4, "categories", []any{jazz}, "venue", venue)))
+	if got, _ := list(fmt.Sprintf("categories=music&venue=%d&per_page=8", venue)); !slices.Equal(got, []uint64{e, f}) {
 		t.Fatalf("after a child category was added the list is %v, want [%d %d]", got, e, f)
 	}
 	app.Do(Request{Method: http.MethodPost, Path: fmt.Sprintf("/categories/%d", music), Token: token,
 		Body: map[string]any{"name": "Sounds", "slug": "sounds"}}).ExpectStatus(t, http.StatusOK)
 	expectInvalid(t, app.Get(fmt.Sprintf("/events?categories=music&venue=%d&per_page=9", venue)), "categories")
-	if got, _ := list(fmt.Sprintf("categories=sounds&venue=%d", venue)); !sameInts(got, []int{e, f}) {
+	if got, _ := list(fmt.Sprintf("categories=sounds&venue=%d", venue)); !slices.Equal(got, []uint64{e, f}) {
 		t.Fatalf("the renamed category lists %v, want [%d %d]", got, e, f)
 	}
 	app.Do(Request{Method: http.MethodPost, Path: fmt.Sprintf("/venues/%d", venue), Token: token,
@@ -131,14 +132,14 @@ func TestAVenueAndCategoryListFollowsEveryLinkChange(t *testing.T) {
 	art := app.post(t, token, "/categories", map[string]any{"name": "Art"})
 	v1 := app.post(t, token, "/venues", map[string]any{"venue": "Hall"})
 	v2 := app.post(t, token, "/venues", map[string]any{"venue": "Park"})
-	e := int(idOf(t, app.createEvent(t, token, eventBody("E", 3, "categories", []any{music}, "venue", v1))))
-	f := int(idOf(t, app.createEvent(t, token, eventBody("F", 4, "categories", []any{music, art}, "venue", v2))))
-	expect := func(step, query string, want ...int) {
+	e := idOf(t, app.createEvent(t, token, eventBody("E", 3, "categories", []any{music}, "venue", v1)))
+	f := idOf(t, app.createEvent(t, token, eventBody("F", 4, "categories", []any{music, art}, "venue", v2)))
+	expect := func(step, query string, want ...uint64) {
 		t.Helper()
 		if want == nil {
-			want = []int{}
+			want = []uint64{}
 		}
-		if got := app.listIDs(t, query+"&per_page=20&status=any", token); !sameInts(got, want) {
+		if got := app.listIDs(t, query+"&per_page=20&status=any", token); !slices.Equal(got, want) {
 			t.Fatalf("%s: %s lists %v, want %v", step, query, got, want)
 		}
 		// The derived table is the fact: answers show only what it speeds up, not whether it is complete.
@@ -189,17 +190,17 @@ func TestAVenueUpdateWaitsForACategoryLinkRemovedMeanwhile(t *testing.T) {
 	music := app.post(t, token, "/categories", map[string]any{"name": "Music"})
 	art := app.post(t, token, "/categories", map[string]any{"name": "Art"})
 	hall := app.post(t, token, "/venues", map[string]any{"venue": "Hall"})
-	e := int(idOf(t, app.createEvent(t, token, eventBody("E", 3, "categories", []any{music, art}))))
+	e := idOf(t, app.createEvent(t, token, eventBody("E", 3, "categories", []any{music, art})))
 	app.doWhileDeleting(t, Request{Method: http.MethodPost, Path: fmt.Sprintf("/events/%d", e), Token: token,
 		Body: map[string]any{"venue": hall}}, "DELETE FROM event_categories WHERE event_id = ? AND category_id = ?",
 		e, music).ExpectStatus(t, http.StatusOK)
 	// The delete stands in for a write that unlinks the category, which moves its count too: what the end of the
 	// test checks against a fresh count.
-	if err := app.Store.AdjustTermCounts(models.TermLinks{Published: true, Categories: []uint64{uint64(music)}},
+	if err := app.Store.AdjustTermCounts(models.TermLinks{Published: true, Categories: []uint64{music}},
 		models.TermLinks{Published: true}); err != nil {
 		t.Fatal(err)
 	}
-	if got := app.listIDs(t, fmt.Sprintf("categories=art&venue=%d", hall), ""); !sameInts(got, []int{e}) {
+	if got := app.listIDs(t, fmt.Sprintf("categories=art&venue=%d", hall), ""); !slices.Equal(got, []uint64{e}) {
 		t.Fatalf("art at the hall lists %v, want [%d]", got, e)
 	}
 	if got := app.listIDs(t, fmt.Sprintf("categories=music&venue=%d", hall), ""); len(got) != 0 {

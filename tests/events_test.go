@@ -36,13 +36,13 @@ func TestCreatingAnEventAnswersTheFullRecord(t *testing.T) {
 	if got := jsonKeys(t, res.Body); strings.Join(got, ",") != strings.Join(eventKeys, ",") {
 		t.Fatalf("keys\n got %v\nwant %v", got, eventKeys)
 	}
-	id := int(idOf(t, e))
-	if loc := res.Header.Get("Location"); loc != "http://example.com/calendar/events/v1/events/"+strconv.Itoa(id) {
+	id := idOf(t, e)
+	if loc := res.Header.Get("Location"); loc != "http://example.com/calendar/events/v1/events/"+strconv.FormatUint(id, 10) {
 		t.Fatalf("Location = %q", loc)
 	}
 	want := map[string]any{
-		"global_id": "example.com?id=" + strconv.Itoa(id), "author": "1", "status": "publish",
-		"url": "http://example.com/event/rock-and-roll/", "rest_url": "http://example.com/calendar/events/v1/events/" + strconv.Itoa(id),
+		"global_id": "example.com?id=" + strconv.FormatUint(id, 10), "author": "1", "status": "publish",
+		"url": "http://example.com/event/rock-and-roll/", "rest_url": "http://example.com/calendar/events/v1/events/" + strconv.FormatUint(id, 10),
 		"title": "Rock & Roll", "description": "<p>Loud music</p>", "excerpt": "<em>Short</em>", "slug": "rock-and-roll",
 		"all_day": false, "start_date": "2030-01-05 14:23:36", "end_date": "2030-01-05 16:23:36",
 		"utc_start_date": "2030-01-05 19:23:36", "utc_end_date": "2030-01-05 21:23:36",
@@ -83,7 +83,7 @@ func TestCreatingAnEventAnswersTheFullRecord(t *testing.T) {
 	if _, ok := e["password"]; ok {
 		t.Error("the record shows a password field")
 	}
-	read := app.Get("/events/"+strconv.Itoa(id)).ExpectStatus(t, http.StatusOK).JSON(t)
+	read := app.Get("/events/"+strconv.FormatUint(id, 10)).ExpectStatus(t, http.StatusOK).JSON(t)
 	for k, v := range want {
 		if read[k] != v {
 			t.Errorf("read back %s = %#v, want %#v", k, read[k], v)

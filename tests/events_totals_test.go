@@ -18,16 +18,14 @@ import (
 type totalsFixture struct {
 	app   *App
 	admin string
-	venue int
+	venue uint64
 }
 
 func newTotalsFixture(t *testing.T) *totalsFixture {
 	app := NewApp(t)
 	f := &totalsFixture{app: app, admin: app.Token(models.RoleAdministrator)}
-	v := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: f.admin, Body: map[string]any{
-		"venue": "Counted Hall", "address": "1 Main St", "city": "Bristol", "country": "United States"}}).
-		ExpectStatus(t, http.StatusCreated).JSON(t)
-	f.venue = int(idOf(t, v))
+	f.venue = app.post(t, f.admin, "/venues", map[string]any{
+		"venue": "Counted Hall", "address": "1 Main St", "city": "Bristol", "country": "United States"})
 	return f
 }
 
@@ -48,7 +46,7 @@ func (f *totalsFixture) create(t *testing.T, title, start, end string, extra ...
 }
 
 // page reads one page of /events?query as token's holder and returns its IDs and the totals of body and headers.
-func (f *totalsFixture) page(t *testing.T, query, token string) ([]int, int64, int, *Response) {
+func (f *totalsFixture) page(t *testing.T, query, token string) ([]uint64, int64, int, *Response) {
 	t.Helper()
 	res := f.app.Get("/events?"+query, token)
 	if res.Status == http.StatusNotFound {
@@ -68,9 +66,9 @@ func (f *totalsFixture) page(t *testing.T, query, token string) ([]int, int64, i
 
 // walk reads every page of the list with per_page and returns the IDs in order, the total and the page count, and
 // checks that the first page past the last is 404.
-func (f *totalsFixture) walk(t *testing.T, query, token string, perPage int) ([]int, int64, int) {
+func (f *totalsFixture) walk(t *testing.T, query, token string, perPage int) ([]uint64, int64, int) {
 	t.Helper()
-	var all []int
+	var all []uint64
 	ids, total, pages, _ := f.page(t, fmt.Sprintf("%s&per_page=%d&page=1", query, perPage), token)
 	all = append(all, ids...)
 	for p := 2; p <= pages; p++ {
@@ -105,7 +103,7 @@ func (f *totalsFixture) expectTotalsExact(t *testing.T, after string) {
 	for _, l := range lists {
 		for _, perPage := range []int{1, 2, 3, 50} {
 			got, total, pages := f.walk(t, l.query, l.token, perPage)
-			want, wantTotal, wantPages := f.walk(t, l.query+"&venue="+strconv.Itoa(f.venue), l.token, perPage)
+			want, wantTotal, wantPages := f.walk(t, l.query+"&venue="+strconv.FormatUint(f.venue, 10), l.token, perPage)
 			if total != wantTotal || pages != wantPages || !slices.Equal(got, want) {
 				t.Fatalf("after %s, /events?%s (per_page %d): total %d, %d pages, events %v; counted: %d, %d pages, %v",
 					after, l.query, perPage, total, pages, got, wantTotal, wantPages, want)
@@ -133,18 +131,18 @@ func TestListTotalsFromKeptDayCountsEqualAFreshCountAfterEveryKindOfWrite(t *tes
 		f.create(t, "Yesterday", at(-1, 10, 0), at(-1, 12, 0)),
 		f.create(t, "Today early", at(0, 0, 0), at(0, 1, 0)),
 		f.create(t, "Today late", at(0, 23, 0), at(0, 23, 59)),
-		f.create(t, "Overnight", at(1, 22, 0), at(2, 2, 0), "categories", []any{int(idOf(t, cat))}),
+		f.create(t, "Overnight", at(1, 22, 0), at(2, 2, 0), "categories", []any{idOf(t, cat)}),
 		f.create(t, "Across days", at(3, 20, 0), at(6, 1, 0), "tags", []any{"counted"}),
 		f.create(t, "Day five a", at(5, 9, 0), at(5, 10, 0)),
 		f.create(t, "Day five b", at(5, 9, 0), at(5, 11, 0)),
-		f.create(t, "Day five c", at(5, 18, 0), at(5, 19, 0), "categories", []any{int(idOf(t, cat))}, "tags", []any{"counted"}),
+		f.create(t, "Day five c", at(5, 18, 0), at(5, 19, 0), "categories", []any{idOf(t, cat)}, "tags", []any{"counted"}),
 		f.create(t, "Hidden", at(5, 12, 0), at(5, 13, 0), "hide_from_listings", true),
-		f.create(t, "Draft", at(4, 12, 0), at(4, 13, 0), "status", "draft", "categories", []any{int(idOf(t, cat))}, "tags", []any{"counted"}),
+		f.create(t, "Draft", at(4, 12, 0), at(4, 13, 0), "status", "draft", "categories", []any{idOf(t, cat)}, "tags", []any{"counted"}),
 		f.create(t, "Last day", at(daysToEnd, 10, 0), at(daysToEnd, 11, 0)),
 		f.create(t, "Ends on the last day", at(daysToEnd-2, 20, 0), at(daysToEnd, 2, 0), "tags", []any{"counted"}),
 		f.create(t, "Ends past the last day", at(daysToEnd-1, 20, 0), at(daysToEnd+1, 2, 0)),
 		f.create(t, "Past the last day", at(daysToEnd+1, 10, 0), at(daysToEnd+1, 11, 0)),
-		f.create(t, "At the other venue too", at(7, 10, 0), at(7, 11, 0), "venue", []any{f.venue, int(idOf(t, other))}),
+		f.create(t, "At the other venue too", at(7, 10, 0), at(7, 11, 0), "venue", []any{f.venue, idOf(t, other)}),
 	}
 	f.expectTotalsExact(t, "the creates")
 
@@ -170,7 +168,7 @@ func TestListTotalsFromKeptDayCountsEqualAFreshCountAfterEveryKindOfWrite(t *tes
 			app.updateEvent(t, http.MethodPatch, path(1), admin, map[string]any{"hide_from_listings": true})
 		}},
 		{"a links update", func() {
-			app.updateEvent(t, http.MethodPatch, path(2), admin, map[string]any{"categories": []any{int(idOf(t, cat))}, "tags": []any{"counted"}})
+			app.updateEvent(t, http.MethodPatch, path(2), admin, map[string]any{"categories": []any{idOf(t, cat)}, "tags": []any{"counted"}})
 		}},
 		{"a trash", func() {
 			app.Do(Request{Method: http.MethodDelete, Path: path(3), Token: admin}).ExpectStatus(t, http.StatusOK)
@@ -186,11 +184,11 @@ func TestListTotalsFromKeptDayCountsEqualAFreshCountAfterEveryKindOfWrite(t *tes
 			app.Do(Request{Method: http.MethodDelete, Path: path(11) + "?force=true", Token: admin}).ExpectStatus(t, http.StatusOK)
 		}},
 		{"a category deletion", func() {
-			app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/categories/%d?force=true", int(idOf(t, cat))), Token: admin}).
+			app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/categories/%d?force=true", idOf(t, cat)), Token: admin}).
 				ExpectStatus(t, http.StatusOK)
 		}},
 		{"a venue deletion", func() {
-			app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/venues/%d?force=true", int(idOf(t, other))), Token: admin}).
+			app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/venues/%d?force=true", idOf(t, other)), Token: admin}).
 				ExpectStatus(t, http.StatusOK)
 		}},
 	}
@@ -242,7 +240,7 @@ func TestAListTakesTheSameQueriesForEveryPageAndPageSize(t *testing.T) {
 	}
 	n := countQueries(t, f.app)
 	for _, l := range []struct{ query, token string }{
-		{"", ""}, {"status=any", f.admin}, {"search=counted", ""}, {"venue=" + strconv.Itoa(f.venue), ""},
+		{"", ""}, {"status=any", f.admin}, {"search=counted", ""}, {"venue=" + strconv.FormatUint(f.venue, 10), ""},
 		{"start_date=" + at(2, 0, 0)[:10] + "&end_date=" + at(8, 0, 0)[:10], ""},
 	} {
 		var counts []int64

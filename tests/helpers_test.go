@@ -11,7 +11,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,6 +37,102 @@ func idOf(t testing.TB, rec map[string]any) uint64 {
 	return uint64(id)
 }
 
+// idsOf lists the IDs of a JSON list of records (an answer's "events", "venues" …), in order.
+func idsOf(list any) []uint64 {
+	ids := []uint64{}
+	for _, e := range list.([]any) {
+		ids = append(ids, uint64(e.(map[string]any)["id"].(float64)))
+	}
+	return ids
+}
+
+// idsIn lists the IDs of records, in order.
+func idsIn(t testing.TB, records []map[string]any) []uint64 {
+	ids := make([]uint64, len(records))
+	for i, r := range records {
+		ids[i] = idOf(t, r)
+	}
+	return ids
+}
+
+// itemIDs lists the IDs of the records of the list under key in an answer's body, in order.
+func itemIDs(t *testing.T, body map[string]any, key string) []uint64 {
+	t.Helper()
+	items, ok := body[key].([]any)
+	if !ok {
+		t.Fatalf("body has no %s array: %v", key, body)
+	}
+	ids := make([]uint64, len(items))
+	for i, item := range items {
+		ids[i] = idOf(t, item.(map[string]any))
+	}
+	return ids
+}
+
+// linkIDs are the IDs of an event's venue (an object or a list), organizers, categories or tags, in their order.
+func linkIDs(t testing.TB, v any) []uint64 {
+	switch x := v.(type) {
+	case map[string]any:
+		return []uint64{idOf(t, x)}
+	case []any:
+		return idsOf(x)
+	}
+	return nil
+}
+
+// uidIDs are the event IDs of the UIDs of events in a feed, in order.
+func uidIDs(t *testing.T, events []icalEvent) []uint64 {
+	t.Helper()
+	ids := []uint64{}
+	for _, e := range events {
+		rest, ok := strings.CutPrefix(e.UID, "event-")
+		id, err := strconv.ParseUint(strings.SplitN(rest, "@", 2)[0], 10, 64)
+		if !ok || err != nil || !strings.HasSuffix(e.UID, "@example.com") {
+			t.Fatalf("UID %q is not event-{id}@example.com", e.UID)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// listIDs lists /events with the query as the holder of token (anonymous when ""), expects 200 and returns the IDs.
+func (a *App) listIDs(t *testing.T, query, token string) []uint64 {
+	t.Helper()
+	body := a.Get("/events?"+query, token).ExpectStatus(t, http.StatusOK).JSON(t)
+	return idsOf(body["events"])
+}
+
+// post creates a record at path (/venues, /categories, …) as the token's holder and returns its ID.
+func (a *App) post(t *testing.T, token, path string, body map[string]any) uint64 {
+	t.Helper()
+	return idOf(t, a.Do(Request{Method: http.MethodPost, Path: path, Token: token, Body: body}).
+		ExpectStatus(t, http.StatusCreated).JSON(t))
+}
+
+// joinIDs writes IDs as the API's list parameters take them: "3,1,2".
+func joinIDs(ids ...uint64) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.FormatUint(id, 10)
+	}
+	return strings.Join(parts, ",")
+}
+
+// sortedIDs is a sorted copy of ids, for comparing lists whose order is not under test.
+func sortedIDs(ids []uint64) []uint64 {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return out
+}
+
+// expectIDs fails unless got lists exactly the IDs want, in that order.
+func expectIDs(t *testing.T, what string, got []uint64, want ...uint64) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s: got IDs %v, want %v", what, got, want)
+	}
+}
+
 // userID returns the ID of the user with this login. Users have no API (the harness makes them as the users
 // command does), so the store is the only place that shows their IDs.
 func (a *App) userID(login string) uint64 {
@@ -44,6 +142,17 @@ func (a *App) userID(login string) uint64 {
 		a.t.Fatalf("user %s: %v", login, err)
 	}
 	return u.ID
+}
+
+// storedPasswords reads the stored password of every record of table that has one, in ID order: how a password is stored is
+// the fact, and no API shows a password.
+func storedPasswords(t *testing.T, app *App, table string) []string {
+	t.Helper()
+	var out []string
+	if err := app.Store.DB().Raw("SELECT password FROM " + table + " WHERE password <> '' ORDER BY id").Scan(&out).Error; err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // count counts the rows of a table, to prove what a write left behind (nothing, after a refused or failed write or

@@ -88,17 +88,6 @@ func TestRecordPasswordGuessesAreLimitedPerRecord(t *testing.T) {
 	app.Do(Request{Path: eventPath(other) + "?password=x", RemoteAddr: "203.0.113.99:1"}).ExpectStatus(t, http.StatusOK)
 }
 
-// storedPasswords reads the stored password of every record of table that has one: how a password is stored is
-// the fact, and no API shows a password.
-func storedPasswords(t *testing.T, app *App, table string) []string {
-	t.Helper()
-	var out []string
-	if err := app.Store.DB().Raw("SELECT password FROM " + table + " WHERE password <> '' ORDER BY id").Scan(&out).Error; err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func TestRecordPasswordsAreStoredSaltedAlike(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,7 +47,7 @@ func TestInjectionPayloadsAreOnlyText(t *testing.T) {
 		"categories", []any{"O'Reilly's %"}, "venue", map[string]any{"venue": "O'Reilly 100% Hall"},
 		"organizer", map[string]any{"organizer": "O'Reilly_Org"}))
 	before := checksum(t, app)
-	baseline := map[string][]int{}
+	baseline := map[string][]uint64{}
 	for _, terms := range []string{"categories", "tags"} {
 		baseline[terms] = sortedTermIDs(t, app.Get("/"+terms).ExpectStatus(t, http.StatusOK), terms)
 	}
@@ -84,8 +84,8 @@ func TestInjectionPayloadsAreOnlyText(t *testing.T) {
 
 	t.Run("searching a record's literal text finds exactly it", func(t *testing.T) {
 		for _, q := range []string{"O'Reilly", "100%", "_special_", "%", "_", `"quoted"`} {
-			if ids := app.listIDs(t, "search="+url.QueryEscape(q), editor); !sameInts(ids, []int{int(idOf(t, special))}) {
-				t.Errorf("events search %q: %v, want [%d]", q, ids, int(idOf(t, special)))
+			if ids := app.listIDs(t, "search="+url.QueryEscape(q), editor); !slices.Equal(ids, []uint64{idOf(t, special)}) {
+				t.Errorf("events search %q: %v, want [%d]", q, ids, idOf(t, special))
 			}
 		}
 		venues := app.Get("/venues?search="+url.QueryEscape("O'Reilly 100")).ExpectStatus(t, http.StatusOK).JSON(t)
@@ -144,7 +144,7 @@ func (a *App) injectInto(pattern string, arg endpoint.Arg, payload, token string
 
 // expectSensibleAnswer checks what a payload may do to a read: a 400 names the parameter; search and slug never
 // match the plain records; a path slug or ID finds nothing; orderby and order keep the same terms.
-func expectSensibleAnswer(t *testing.T, what, pattern, param string, res *Response, baseline map[string][]int) {
+func expectSensibleAnswer(t *testing.T, what, pattern, param string, res *Response, baseline map[string][]uint64) {
 	t.Helper()
 	if res.Status >= 400 {
 		var body struct {
@@ -178,10 +178,10 @@ func expectSensibleAnswer(t *testing.T, what, pattern, param string, res *Respon
 }
 
 // sortedTermIDs are the IDs of a term list, sorted.
-func sortedTermIDs(t *testing.T, res *Response, key string) []int {
+func sortedTermIDs(t *testing.T, res *Response, key string) []uint64 {
 	t.Helper()
 	ids := idsOf(res.JSON(t)[key])
-	sort.Ints(ids)
+	slices.Sort(ids)
 	return ids
 }
 

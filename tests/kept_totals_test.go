@@ -18,14 +18,14 @@ import (
 // does the same for single events.
 
 // termID is the ID of the term of the collection with this slug.
-func (a *App) termID(t *testing.T, collection, slug string) int {
+func (a *App) termID(t *testing.T, collection, slug string) uint64 {
 	t.Helper()
 	terms := a.Get(fmt.Sprintf("/%s?slug=%s&hide_empty=false", collection, slug)).ExpectStatus(t, http.StatusOK).
 		JSON(t)[collection].([]any)
 	if len(terms) != 1 {
 		t.Fatalf("%d %s with the slug %s", len(terms), collection, slug)
 	}
-	return int(idOf(t, terms[0].(map[string]any)))
+	return idOf(t, terms[0].(map[string]any))
 }
 
 func TestKeptTotalsEqualAFreshCountAfterEverySeriesWrite(t *testing.T) {
@@ -36,10 +36,10 @@ func TestKeptTotalsEqualAFreshCountAfterEverySeriesWrite(t *testing.T) {
 	annex := app.post(t, admin, "/venues", map[string]any{"venue": "Series Annex"})
 	ann := app.post(t, admin, "/organizers", map[string]any{"organizer": "Ann"})
 	bob := app.post(t, admin, "/organizers", map[string]any{"organizer": "Bob"})
-	series := int(idOf(t, app.createEvent(t, admin, weeklyClass("venue", hall, "organizer", []any{ann}, "status", "publish"))))
+	series := idOf(t, app.createEvent(t, admin, weeklyClass("venue", hall, "organizer", []any{ann}, "status", "publish")))
 	seriesPath := fmt.Sprintf("/events/%d", series)
 	var occurrences []map[string]any // the series' occurrences as the rule change leaves them
-	var tail int                     // the series the split makes
+	var tail uint64                  // the series the split makes
 	patch := func(t *testing.T, path string, body map[string]any) map[string]any {
 		t.Helper()
 		return app.updateEvent(t, http.MethodPatch, path, admin, body)
@@ -78,7 +78,7 @@ func TestKeptTotalsEqualAFreshCountAfterEverySeriesWrite(t *testing.T) {
 		{"split at an occurrence", func(t *testing.T) {
 			split := patch(t, eventPath(occurrences[3])+"?scope=following", map[string]any{"title": "Advanced class",
 				"venue": hall, "tags": []string{"advanced"}})
-			tail = int(split["series_id"].(float64))
+			tail = uint64(split["series_id"].(float64))
 		}},
 		{"an occurrence cancelled", func(t *testing.T) { remove(t, eventPath(occurrences[1])) }},
 		{"an occurrence deleted for good", func(t *testing.T) { remove(t, eventPath(occurrences[2])+"?force=true") }},
@@ -132,7 +132,7 @@ func TestConcurrentSeriesAndEventWritesKeepTheKeptTotalsExact(t *testing.T) {
 		links := []any{"venue", []any{venue, hall}, "organizer", []any{organizer}, "status", "publish",
 			"categories", []any{category, "Classes"}, "tags", []string{"dance"}}
 		series := app.createEvent(t, admin, weeklyClass(append([]any{"title", fmt.Sprintf("Class %d", r)}, links...)...))
-		occ := app.seriesList(t, int(idOf(t, series)), admin)
+		occ := app.seriesList(t, idOf(t, series), admin)
 		events := make([]map[string]any, 3)
 		for i := range events {
 			events[i] = app.createEvent(t, admin, eventBody(fmt.Sprintf("Single %d-%d", r, i), 2+i, links...))

@@ -86,7 +86,7 @@ func (a *App) linkedIDs(t *testing.T, k linkedKind, token string, eventID uint64
 	t.Helper()
 	var ids []uint64
 	for _, id := range linkIDs(t, a.Get(fmt.Sprintf("/events/%d", eventID), token).ExpectStatus(t, http.StatusOK).JSON(t)[k.name]) {
-		ids = append(ids, uint64(id))
+		ids = append(ids, id)
 	}
 	var listed []uint64
 	for _, rec := range a.listAll(t, fmt.Sprintf("/%s?event=%d&status=any,trash", k.plural, eventID), k.plural, token) {

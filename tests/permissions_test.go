@@ -216,7 +216,7 @@ func TestEveryWriteRouteByRoleOwnershipAndStatus(t *testing.T) {
 						actors := app.actors(t)
 						login, token := app.User(models.RoleAuthor)
 						m := &writeMatrix{t: t, app: app, actors: actors, requests: &requests,
-							other: actor{role: "author", id: int(app.userID(login)), token: token}}
+							other: actor{role: "author", id: app.userID(login), token: token}}
 						switch {
 						case target.by == "admin":
 							app.expectAdminOnly(t, actors, method, path)
@@ -407,8 +407,7 @@ func (m *writeMatrix) terms(target writeTarget, method string) {
 			return shared
 		}
 		name := fmt.Sprintf("Term %d", permSeq.Add(1))
-		res := m.app.Do(Request{Method: http.MethodPost, Path: "/" + target.kind, Token: admin, Body: map[string]any{"name": name}})
-		id := uint64(res.ExpectStatus(t, http.StatusCreated).JSON(t)["id"].(float64))
+		id := m.app.post(t, admin, "/"+target.kind, map[string]any{"name": name})
 		m.state = ""
 		if !fresh {
 			shared = id
@@ -656,10 +655,10 @@ func (m *readMatrix) expectSingle(t *testing.T, what string, f visibilityFixture
 // protected ones are redacted for callers who may not edit them. The iCalendar feed of each event list holds the
 // same events, redacted alike.
 func (m *readMatrix) lists(t *testing.T) {
-	var eventIDs []int
+	var eventIDs []uint64
 	for _, f := range m.fixtures {
 		if f.kind.plural == "events" {
-			eventIDs = append(eventIDs, int(f.id))
+			eventIDs = append(eventIDs, f.id)
 		}
 	}
 	filters := []struct {
@@ -670,7 +669,7 @@ func (m *readMatrix) lists(t *testing.T) {
 		{"status=draft,pending", []string{"draft", "pending"}}, {"status=future", []string{"future"}},
 		{"status=private", []string{"private"}}, {"status=trash", []string{"trash"}},
 		{"status[]=publish&status[]=trash", []string{"publish", "trash"}},
-		{"include=" + joinIDs(eventIDs), nil},
+		{"include=" + joinIDs(eventIDs...), nil},
 	}
 	for _, kind := range []string{"events", "venues", "organizers"} {
 		for _, filter := range filters {
@@ -700,10 +699,10 @@ func (m *readMatrix) lists(t *testing.T) {
 				listed := map[uint64]bool{}
 				ids := idsOf(res.JSON(t)[kind])
 				for _, id := range ids {
-					listed[uint64(id)] = true
+					listed[id] = true
 				}
 				if feed != nil {
-					if got := uidIDs(t, readICal(t, feed).Events); !sameInts(got, ids) {
+					if got := uidIDs(t, readICal(t, feed).Events); !slices.Equal(got, ids) {
 						t.Errorf("the feed of %s holds %v, the list %v", what, got, ids)
 					}
 				}

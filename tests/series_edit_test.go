@@ -3,20 +3,12 @@ package tests
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
 	"calendar/models"
 )
-
-// idsIn lists the IDs of records.
-func idsIn(t testing.TB, records []map[string]any) []int {
-	ids := make([]int, len(records))
-	for i, r := range records {
-		ids[i] = int(idOf(t, r))
-	}
-	return ids
-}
 
 // categoryCount is the count of the only category.
 func (a *App) categoryCount(t *testing.T) any {
@@ -33,15 +25,15 @@ func TestAnOccurrenceEditedAloneKeepsItsChangeThroughSeriesEdits(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleEditor)
 	series := app.createEvent(t, token, weeklyClass())
-	before := app.seriesList(t, int(idOf(t, series)), "")
+	before := app.seriesList(t, idOf(t, series), "")
 	own := app.updateEvent(t, http.MethodPatch, eventPath(before[2]), token, map[string]any{"title": "Special class"})
 	if own["is_exception"] != true || own["recurrence_id"] != before[2]["recurrence_id"] || own["title"] != "Special class" {
 		t.Fatalf("edited occurrence: %v %v %v", own["is_exception"], own["recurrence_id"], own["title"])
 	}
 	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"title": "Dance class",
 		"description": "<p>Bring shoes</p>"})
-	after := app.seriesList(t, int(idOf(t, series)), "")
-	if !sameInts(idsIn(t, before), idsIn(t, after)) {
+	after := app.seriesList(t, idOf(t, series), "")
+	if !slices.Equal(idsIn(t, before), idsIn(t, after)) {
 		t.Fatalf("occurrence IDs changed: %v then %v", idsIn(t, before), idsIn(t, after))
 	}
 	for i, o := range after {
@@ -63,11 +55,11 @@ func TestMovingASeriesMovesItsOccurrencesAndKeepsTheirIDs(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	before := app.seriesList(t, int(idOf(t, series)), "")
+	before := app.seriesList(t, idOf(t, series), "")
 	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"start_date": "2027-03-02 19:00",
 		"end_date": "2027-03-02 21:00"})
-	after := app.seriesList(t, int(idOf(t, series)), "")
-	if !sameInts(idsIn(t, before), idsIn(t, after)) {
+	after := app.seriesList(t, idOf(t, series), "")
+	if !slices.Equal(idsIn(t, before), idsIn(t, after)) {
 		t.Fatalf("occurrence IDs changed: %v then %v", idsIn(t, before), idsIn(t, after))
 	}
 	for i, o := range after {
@@ -83,16 +75,16 @@ func TestChangingTheRuleKeepsOnlyTheOccurrencesItStillProduces(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	before := app.seriesList(t, int(idOf(t, series)), "")
+	before := app.seriesList(t, idOf(t, series), "")
 	updated := app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{
 		"recurrence": []string{"RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=6"}})
 	if updated["recurrence_text"] != "Every week on Tuesday at 18:00, 6 times" {
 		t.Errorf("recurrence_text = %v", updated["recurrence_text"])
 	}
-	after := app.seriesList(t, int(idOf(t, series)), "")
+	after := app.seriesList(t, idOf(t, series), "")
 	// Tuesdays 2, 9, 16, 23 and 30 March are kept; 6 April is new; the Thursdays are gone.
-	want := []int{int(idOf(t, before[0])), int(idOf(t, before[2])), int(idOf(t, before[4])), int(idOf(t, before[6])), int(idOf(t, before[8]))}
-	if len(after) != 6 || !sameInts(idsIn(t, after)[:5], want) || after[5]["start_date"] != "2027-04-06 18:00:00" {
+	want := []uint64{idOf(t, before[0]), idOf(t, before[2]), idOf(t, before[4]), idOf(t, before[6]), idOf(t, before[8])}
+	if len(after) != 6 || !slices.Equal(idsIn(t, after)[:5], want) || after[5]["start_date"] != "2027-04-06 18:00:00" {
 		t.Fatalf("after the change: %v, want %v and a new 6 April", idsIn(t, after), want)
 	}
 	app.Get(eventPath(before[1])).ExpectError(t, http.StatusNotFound, "rest-event-not-found")
@@ -107,7 +99,7 @@ func TestSeriesParametersInTheWrongPlaceAreRefused(t *testing.T) {
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
 	single := app.createEvent(t, token, eventBody("Single", 3))
-	occ := app.seriesList(t, int(idOf(t, series)), "")[1]
+	occ := app.seriesList(t, idOf(t, series), "")[1]
 	for _, c := range []struct {
 		path, param string
 		body        map[string]any
@@ -125,7 +117,7 @@ func TestSeriesParametersInTheWrongPlaceAreRefused(t *testing.T) {
 	}
 	res := app.Do(Request{Method: http.MethodDelete, Path: eventPath(single) + "?scope=following", Token: token})
 	res.ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
-	if got := app.seriesList(t, int(idOf(t, series)), ""); len(got) != 10 || got[1]["title"] != "Evening class" {
+	if got := app.seriesList(t, idOf(t, series), ""); len(got) != 10 || got[1]["title"] != "Evening class" {
 		t.Errorf("a refused write changed the series")
 	}
 }
@@ -135,7 +127,7 @@ func TestDeletingAnOccurrenceCancelsIt(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	before := app.seriesList(t, int(idOf(t, series)), "")
+	before := app.seriesList(t, idOf(t, series), "")
 	trashed := app.Do(Request{Method: http.MethodDelete, Path: eventPath(before[1]), Token: token}).
 		ExpectStatus(t, http.StatusOK).JSON(t)
 	if trashed["status"] != "trash" {
@@ -145,7 +137,7 @@ func TestDeletingAnOccurrenceCancelsIt(t *testing.T) {
 	if got := fmt.Sprint(record["recurrence"]); got != "[RRULE:FREQ=WEEKLY;COUNT=10;BYDAY=TU,TH EXDATE:20270304T180000]" {
 		t.Errorf("recurrence after the cancellation: %s", got)
 	}
-	if n := len(app.seriesList(t, int(idOf(t, series)), "")); n != 9 {
+	if n := len(app.seriesList(t, idOf(t, series), "")); n != 9 {
 		t.Errorf("%d occurrences listed after one was cancelled, want 9", n)
 	}
 	if n := app.categoryCount(t); n != 9.0 {
@@ -153,7 +145,7 @@ func TestDeletingAnOccurrenceCancelsIt(t *testing.T) {
 	}
 	// A later edit of the series neither brings it back nor removes it from the trash.
 	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"title": "Dance class"})
-	if n := len(app.seriesList(t, int(idOf(t, series)), "")); n != 9 {
+	if n := len(app.seriesList(t, idOf(t, series), "")); n != 9 {
 		t.Errorf("%d occurrences after a series edit, want 9", n)
 	}
 	app.Get(eventPath(before[1]), token).ExpectStatus(t, http.StatusOK)
@@ -163,7 +155,7 @@ func TestDeletingAnOccurrenceCancelsIt(t *testing.T) {
 	if record["start_date"] != "2027-03-09 18:00:00" {
 		t.Errorf("the series starts %v after its first two occurrences were cancelled", record["start_date"])
 	}
-	if n := len(app.seriesList(t, int(idOf(t, series)), "")); n != 8 {
+	if n := len(app.seriesList(t, idOf(t, series), "")); n != 8 {
 		t.Errorf("%d occurrences, want 8", n)
 	}
 }
@@ -173,16 +165,16 @@ func TestSplittingASeriesAtAnOccurrence(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	before := app.seriesList(t, int(idOf(t, series)), "")
+	before := app.seriesList(t, idOf(t, series), "")
 	moved := app.updateEvent(t, http.MethodPatch, eventPath(before[4])+"?scope=following", token,
 		map[string]any{"title": "Advanced class"})
-	newSeries := int(moved["series_id"].(float64))
-	if int(idOf(t, moved)) != int(idOf(t, before[4])) || newSeries == int(idOf(t, series)) || moved["title"] != "Advanced class" {
+	newSeries := uint64(moved["series_id"].(float64))
+	if idOf(t, moved) != idOf(t, before[4]) || newSeries == idOf(t, series) || moved["title"] != "Advanced class" {
 		t.Fatalf("split occurrence: id %v, series %v, title %v", moved["id"], moved["series_id"], moved["title"])
 	}
-	head := app.seriesList(t, int(idOf(t, series)), "")
+	head := app.seriesList(t, idOf(t, series), "")
 	tail := app.seriesList(t, newSeries, "")
-	if !sameInts(idsIn(t, head), idsIn(t, before[:4])) || !sameInts(idsIn(t, tail), idsIn(t, before[4:])) {
+	if !slices.Equal(idsIn(t, head), idsIn(t, before[:4])) || !slices.Equal(idsIn(t, tail), idsIn(t, before[4:])) {
 		t.Fatalf("after the split: %v and %v, want %v and %v", idsIn(t, head), idsIn(t, tail), idsIn(t, before[:4]), idsIn(t, before[4:]))
 	}
 	for _, o := range tail {
@@ -205,7 +197,7 @@ func TestSplittingASeriesAtAnOccurrence(t *testing.T) {
 	// Deleting from an occurrence on ends the series before it.
 	app.Do(Request{Method: http.MethodDelete, Path: eventPath(tail[2]) + "?scope=following", Token: token}).
 		ExpectStatus(t, http.StatusOK)
-	if got := app.seriesList(t, newSeries, ""); !sameInts(idsIn(t, got), idsIn(t, tail[:2])) {
+	if got := app.seriesList(t, newSeries, ""); !slices.Equal(idsIn(t, got), idsIn(t, tail[:2])) {
 		t.Errorf("after deleting from the third on: %v, want %v", idsIn(t, got), idsIn(t, tail[:2]))
 	}
 }
@@ -215,7 +207,7 @@ func TestDeletingASeriesTrashesOrDeletesAllItsOccurrences(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	occ := app.seriesList(t, int(idOf(t, series)), "")
+	occ := app.seriesList(t, idOf(t, series), "")
 	trashed := app.Do(Request{Method: http.MethodDelete, Path: eventPath(series), Token: token}).
 		ExpectStatus(t, http.StatusOK).JSON(t)
 	if trashed["status"] != "trash" {
@@ -239,7 +231,7 @@ func TestASeriesCanBeEndedAndAnEventMadeASeries(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	occ := app.seriesList(t, int(idOf(t, series)), "")
+	occ := app.seriesList(t, idOf(t, series), "")
 	single := app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"recurrence": nil})
 	if fmt.Sprint(single["recurrence"]) != "[]" || single["recurrence_text"] != "" ||
 		len(single["categories"].([]any)) != 1 {
@@ -249,7 +241,7 @@ func TestASeriesCanBeEndedAndAnEventMadeASeries(t *testing.T) {
 		app.Get(eventPath(o), token).ExpectError(t, http.StatusNotFound, "rest-event-not-found")
 	}
 	listed := app.listIDs(t, "per_page=50&start_date=2027-01-01&end_date=2028-12-31", "")
-	if !sameInts(listed, []int{int(idOf(t, series))}) {
+	if !slices.Equal(listed, []uint64{idOf(t, series)}) {
 		t.Errorf("listed %v, want the former series record alone", listed)
 	}
 	if n := app.categoryCount(t); n != 1.0 {
@@ -277,7 +269,7 @@ func TestMovingASeriesMovesItsAddedAndCancelledDates(t *testing.T) {
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass("recurrence", []string{"RRULE:FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10",
 		"RDATE:20270306T180000", "EXDATE:20270309T180000"}))
-	id := int(idOf(t, series))
+	id := idOf(t, series)
 	occ := app.seriesList(t, id, "")
 	app.Do(Request{Method: http.MethodDelete, Path: eventPath(occ[5]), Token: token}).ExpectStatus(t, http.StatusOK)
 	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"start_date": "2027-03-02 19:00",
@@ -315,7 +307,7 @@ func TestACancelledOccurrenceRestoredAfterItsSeriesMovedComesBackAtTheNewTime(t 
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	id := int(idOf(t, series))
+	id := idOf(t, series)
 	occ := app.seriesList(t, id, "")
 	app.Do(Request{Method: http.MethodDelete, Path: eventPath(occ[5]), Token: token}).ExpectStatus(t, http.StatusOK)
 	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"start_date": "2027-03-02 19:00",

@@ -66,16 +66,16 @@ func TestAFeedExpandedByICalJSEqualsTheListOccurrenceByOccurrence(t *testing.T) 
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass("recurrence", []string{"RRULE:FREQ=WEEKLY;BYDAY=TU,TH;COUNT=12",
 		"RDATE:20270306T110000"}))
-	occ := app.seriesList(t, int(idOf(t, series)), "")
+	occ := app.seriesList(t, idOf(t, series), "")
 	// One occurrence edited alone (moved an hour and retitled), one cancelled, and the series retitled.
 	app.updateEvent(t, http.MethodPatch, eventPath(occ[3]), token, map[string]any{"title": "Guest teacher",
 		"start_date": "2027-03-09 19:00", "end_date": "2027-03-09 20:30"})
 	app.Do(Request{Method: http.MethodDelete, Path: eventPath(occ[5]), Token: token}).ExpectStatus(t, http.StatusOK)
 	app.updateEvent(t, http.MethodPatch, eventPath(series), token, map[string]any{"title": "Dance class"})
-	list := app.seriesList(t, int(idOf(t, series)), "")
+	list := app.seriesList(t, idOf(t, series), "")
 
 	for _, path := range []string{
-		fmt.Sprintf("/events.ics?series=%d&start_date=2027-01-01&end_date=2028-12-31", int(idOf(t, series))),
+		fmt.Sprintf("/events.ics?series=%d&start_date=2027-01-01&end_date=2028-12-31", idOf(t, series)),
 		"/events.ics?start_date=2027-01-01&end_date=2028-12-31",
 		eventPath(series) + ".ics",
 	} {
@@ -93,7 +93,7 @@ func TestAFeedExpandedByICalJSEqualsTheListOccurrenceByOccurrence(t *testing.T) 
 		}
 		for i, e := range expanded {
 			o := list[i]
-			want := expandedOccurrence{UID: fmt.Sprintf("event-%d@example.com", int(idOf(t, series))),
+			want := expandedOccurrence{UID: fmt.Sprintf("event-%d@example.com", idOf(t, series)),
 				Start: utcInstant(t, o["utc_start_date"].(string)), End: utcInstant(t, o["utc_end_date"].(string)),
 				Summary: o["title"].(string)}
 			e.RecurrenceID = ""
@@ -115,7 +115,7 @@ func TestAFeedLeavesOutTheOccurrencesItsReaderMayNotSee(t *testing.T) {
 	app := NewApp(t)
 	admin := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, admin, weeklyClass("status", "publish"))
-	id := int(idOf(t, series))
+	id := idOf(t, series)
 	occ := app.seriesList(t, id, "")
 	app.updateEvent(t, http.MethodPatch, eventPath(occ[2]), admin, map[string]any{"status": "draft"})
 	for _, c := range []struct {

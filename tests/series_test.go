@@ -25,7 +25,7 @@ func weeklyClass(extra ...any) map[string]any {
 }
 
 // seriesList lists the occurrences of a series (all of them: the window covers the series' dates).
-func (a *App) seriesList(t *testing.T, id int, token string) []map[string]any {
+func (a *App) seriesList(t *testing.T, id uint64, token string) []map[string]any {
 	t.Helper()
 	body := a.Get(fmt.Sprintf("/events?series=%d&per_page=50&start_date=2027-01-01&end_date=2028-12-31", id), token).
 		ExpectStatus(t, http.StatusOK).JSON(t)
@@ -41,7 +41,7 @@ func TestCreatingASeriesCreatesItsOccurrencesAsEvents(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	id := int(idOf(t, series))
+	id := idOf(t, series)
 	if series["series_id"] != 0.0 || series["recurrence_id"] != nil || series["is_exception"] != false {
 		t.Errorf("series record: series_id %v, recurrence_id %v, is_exception %v", series["series_id"],
 			series["recurrence_id"], series["is_exception"])
@@ -80,7 +80,7 @@ func TestCreatingASeriesCreatesItsOccurrencesAsEvents(t *testing.T) {
 				t.Errorf("occurrence %d: %s = %v, want %v", i, k, o[k], v)
 			}
 		}
-		if int(idOf(t, o)) == id || fmt.Sprint(o["recurrence"]) != fmt.Sprint(series["recurrence"]) {
+		if idOf(t, o) == id || fmt.Sprint(o["recurrence"]) != fmt.Sprint(series["recurrence"]) {
 			t.Errorf("occurrence %d: id %v, recurrence %v", i, o["id"], o["recurrence"])
 		}
 		if cats := o["categories"].([]any); len(cats) != 1 || cats[0].(map[string]any)["name"] != "Classes" {
@@ -88,7 +88,7 @@ func TestCreatingASeriesCreatesItsOccurrencesAsEvents(t *testing.T) {
 		}
 	}
 	for i, n := range next {
-		if int(n.(map[string]any)["id"].(float64)) != int(idOf(t, occurrences[i])) {
+		if idOf(t, n.(map[string]any)) != idOf(t, occurrences[i]) {
 			t.Errorf("next_occurrences[%d] = %v, want occurrence %v", i, n, occurrences[i]["id"])
 		}
 	}
@@ -124,7 +124,7 @@ func TestAnOpenEndedSeriesReachesTheHorizon(t *testing.T) {
 	app := NewApp(t, WithEnv("CALENDAR_RECURRENCE_HORIZON", "10d"))
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, eventBody("Daily standup", 1, "recurrence", []string{"RRULE:FREQ=DAILY"}))
-	body := app.Get(fmt.Sprintf("/events?series=%d&per_page=50", int(idOf(t, series)))).ExpectStatus(t, http.StatusOK).JSON(t)
+	body := app.Get(fmt.Sprintf("/events?series=%d&per_page=50", idOf(t, series))).ExpectStatus(t, http.StatusOK).JSON(t)
 	if n := len(body["events"].([]any)); n != 10 {
 		t.Errorf("%d occurrences up to a horizon 10 days ahead, starting tomorrow, want 10", n)
 	}
@@ -140,7 +140,7 @@ func TestAnAllDaySeriesTakesDates(t *testing.T) {
 	series := app.createEvent(t, token, map[string]any{"title": "Market", "start_date": "2027-05-01",
 		"end_date": "2027-05-02", "all_day": true, "timezone": "America/New_York",
 		"recurrence": []string{"RRULE:FREQ=MONTHLY;BYMONTHDAY=1;UNTIL=20270901", "EXDATE;VALUE=DATE:20270701"}})
-	occ := app.seriesList(t, int(idOf(t, series)), "")
+	occ := app.seriesList(t, idOf(t, series), "")
 	var got []string
 	for _, o := range occ {
 		got = append(got, o["start_date"].(string)+"/"+o["end_date"].(string))
@@ -199,7 +199,7 @@ func TestTheSeriesFilterNamesASeries(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	single := app.createEvent(t, token, eventBody("Single", 3))
-	for _, q := range []string{fmt.Sprintf("series=%d", int(idOf(t, single))), "series=999999"} {
+	for _, q := range []string{fmt.Sprintf("series=%d", idOf(t, single)), "series=999999"} {
 		res := app.Get("/events?" + q)
 		e := res.ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
 		if _, ok := e["data"].(map[string]any)["params"].(map[string]any)["series"]; !ok {
@@ -216,7 +216,7 @@ func TestTheHorizonJobExtendsOpenEndedSeriesOnceAcrossInstances(t *testing.T) {
 	daily := app.createEvent(t, token, eventBody("Daily standup", 1, "recurrence", []string{"RRULE:FREQ=DAILY"},
 		"categories", []string{"Meetings"}))
 	weekly := app.createEvent(t, token, eventBody("Weekly review", 1, "recurrence", []string{"RRULE:FREQ=WEEKLY;COUNT=3"}))
-	list := func(id int) []map[string]any {
+	list := func(id uint64) []map[string]any {
 		body := app.Get(fmt.Sprintf("/events?series=%d&per_page=50&end_date=%s", id, time.Now().AddDate(0, 0, 60).Format("2006-01-02"))).
 			ExpectStatus(t, http.StatusOK).JSON(t)
 		var out []map[string]any
@@ -225,7 +225,7 @@ func TestTheHorizonJobExtendsOpenEndedSeriesOnceAcrossInstances(t *testing.T) {
 		}
 		return out
 	}
-	before := list(int(idOf(t, daily)))
+	before := list(idOf(t, daily))
 	if len(before) != 10 {
 		t.Fatalf("%d occurrences before the clock moves, want 10", len(before))
 	}
@@ -250,7 +250,7 @@ func TestTheHorizonJobExtendsOpenEndedSeriesOnceAcrossInstances(t *testing.T) {
 	if total != 1 {
 		t.Errorf("the instances extended %d series between them, want the open-ended one once", total)
 	}
-	after := list(int(idOf(t, daily)))
+	after := list(idOf(t, daily))
 	if len(after) != 15 {
 		t.Fatalf("%d occurrences after the clock moved five days, want 15", len(after))
 	}
@@ -260,7 +260,7 @@ func TestTheHorizonJobExtendsOpenEndedSeriesOnceAcrossInstances(t *testing.T) {
 			t.Errorf("occurrence %v appears twice", o["recurrence_id"])
 		}
 		seen[o["recurrence_id"]] = true
-		if i < len(before) && int(idOf(t, o)) != int(idOf(t, before[i])) {
+		if i < len(before) && idOf(t, o) != idOf(t, before[i]) {
 			t.Errorf("occurrence %d changed its ID", i)
 		}
 		if cats := o["categories"].([]any); len(cats) != 1 {
@@ -270,7 +270,7 @@ func TestTheHorizonJobExtendsOpenEndedSeriesOnceAcrossInstances(t *testing.T) {
 	if n, err := jobs.ExtendSeries(t.Context(), app.Store, app.Config.RecurrenceHorizon, later); err != nil || n != 0 {
 		t.Errorf("a second run at the same time extended %d series (%v), want none", n, err)
 	}
-	if n := len(list(int(idOf(t, weekly)))); n != 3 {
+	if n := len(list(idOf(t, weekly))); n != 3 {
 		t.Errorf("the series with a COUNT has %d occurrences, want 3", n)
 	}
 }
@@ -280,22 +280,22 @@ func TestCollapseSeriesListsEachSeriesOnceAsItsFirstMatchingOccurrence(t *testin
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	series := app.createEvent(t, token, weeklyClass())
-	occ := app.seriesList(t, int(idOf(t, series)), "")
+	occ := app.seriesList(t, idOf(t, series), "")
 	other := app.createEvent(t, token, weeklyClass("title", "Morning yoga", "start_date", "2027-03-03 08:00",
 		"end_date", "2027-03-03 09:00", "recurrence", []string{"RRULE:FREQ=WEEKLY;COUNT=3"}, "categories", []string{}))
-	yoga := app.seriesList(t, int(idOf(t, other)), "")
+	yoga := app.seriesList(t, idOf(t, other), "")
 	single := app.createEvent(t, token, map[string]any{"title": "Gala", "start_date": "2027-03-05 20:00",
 		"end_date": "2027-03-05 23:00", "timezone": "Europe/Paris", "categories": []string{"Classes"}})
 	res := app.Get("/events?collapse_series=true&start_date=2027-03-08&end_date=2028-12-31").ExpectStatus(t, http.StatusOK)
 	// From 8 March: the class's first is 9 March (occ[2]), the yoga's 10 March (yoga[1]); the gala is before.
-	want := []int{int(idOf(t, occ[2])), int(idOf(t, yoga[1]))}
-	if got := idsOf(res.JSON(t)["events"]); !sameInts(got, want) || res.Header.Get("X-TEC-Total") != "2" {
+	want := []uint64{idOf(t, occ[2]), idOf(t, yoga[1])}
+	if got := idsOf(res.JSON(t)["events"]); !slices.Equal(got, want) || res.Header.Get("X-TEC-Total") != "2" {
 		t.Errorf("collapsed list %v (total %s), want %v", got, res.Header.Get("X-TEC-Total"), want)
 	}
 	res = app.Get("/events?collapse_series=true&categories=classes&start_date=2027-01-01&end_date=2028-12-31").
 		ExpectStatus(t, http.StatusOK)
-	want = []int{int(idOf(t, occ[0])), int(idOf(t, single))}
-	if got := idsOf(res.JSON(t)["events"]); !sameInts(got, want) || res.Header.Get("X-TEC-Total") != "2" {
+	want = []uint64{idOf(t, occ[0]), idOf(t, single)}
+	if got := idsOf(res.JSON(t)["events"]); !slices.Equal(got, want) || res.Header.Get("X-TEC-Total") != "2" {
 		t.Errorf("collapsed list in Classes %v (total %s), want %v", got, res.Header.Get("X-TEC-Total"), want)
 	}
 	if got := app.listIDs(t, "collapse_series=false&per_page=50&start_date=2027-01-01&end_date=2028-12-31", ""); len(got) != 14 {
@@ -325,7 +325,7 @@ func TestASeriesRecordCarriesItsScheduleInJSONLD(t *testing.T) {
 		fmt.Sprint(sch["exceptDate"]) != "[2027-03-11]" {
 		t.Errorf("eventSchedule byDay %v, exceptDate %v", sch["byDay"], sch["exceptDate"])
 	}
-	occ := app.seriesList(t, int(idOf(t, series)), "")[0]
+	occ := app.seriesList(t, idOf(t, series), "")[0]
 	occLD := app.Get(eventPath(occ)).ExpectStatus(t, http.StatusOK).JSON(t)["json_ld"].(map[string]any)
 	if _, has := occLD["eventSchedule"]; has || occLD["@type"] != "Event" || occLD["startDate"] != "2027-03-02T18:00:00+01:00" {
 		t.Errorf("an occurrence's json_ld: %v", occLD)
@@ -340,7 +340,7 @@ func TestOccurrenceSlugsAreUnique(t *testing.T) {
 	series := app.createEvent(t, token, map[string]any{"title": "Clinic", "start_date": "2027-03-02 09:00",
 		"end_date": "2027-03-02 10:00", "recurrence": []string{"RRULE:FREQ=DAILY;BYHOUR=9,17;COUNT=4"}})
 	var slugs []string
-	for _, o := range app.seriesList(t, int(idOf(t, series)), "") {
+	for _, o := range app.seriesList(t, idOf(t, series), "") {
 		slugs = append(slugs, o["slug"].(string))
 	}
 	// Each day's occurrences take the day's slug, then -2, -3… (the event named after 3 March holds its plain slug).

@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"testing"
 
 	"calendar/models"
@@ -17,7 +18,7 @@ func TestASeriesUpdateCostsTheSameStatementsWhateverItsOccurrences(t *testing.T)
 	cost := func(count int) (title, move int) {
 		series := app.createEvent(t, token, weeklyClass("recurrence", []string{fmt.Sprintf("RRULE:FREQ=DAILY;COUNT=%d", count)},
 			"title", fmt.Sprintf("Class of %d", count)))
-		id := int(idOf(t, series))
+		id := idOf(t, series)
 		before := app.seriesList(t, id, "")
 		app.updateEvent(t, http.MethodPatch, eventPath(before[1]), token, map[string]any{"title": "Own title",
 			"start_date": "2027-03-03 20:00", "end_date": "2027-03-03 21:00"})
@@ -29,7 +30,7 @@ func TestASeriesUpdateCostsTheSameStatementsWhateverItsOccurrences(t *testing.T)
 				map[string]any{"start_date": "2027-03-02 19:00", "end_date": "2027-03-02 20:30"})
 		})
 		after := app.seriesList(t, id, "")
-		if !sameInts(idsIn(t, before), idsIn(t, after)) {
+		if !slices.Equal(idsIn(t, before), idsIn(t, after)) {
 			t.Fatalf("%d occurrences: IDs changed: %v then %v", count, idsIn(t, before), idsIn(t, after))
 		}
 		for i, o := range after {

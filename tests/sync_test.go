@@ -17,8 +17,8 @@ import (
 
 // syncResult is what a client learns from one whole sync: every page's records and deleted IDs.
 type syncResult struct {
-	records map[int]map[string]any
-	deleted []int
+	records map[uint64]map[string]any
+	deleted []uint64
 	token   string // the X-Sync-Token of the last page
 	pages   int
 }
@@ -27,7 +27,7 @@ type syncResult struct {
 // what every page answers. key is the list's key ("events").
 func (a *App) sync(t *testing.T, path, key, token string) syncResult {
 	t.Helper()
-	out := syncResult{records: map[int]map[string]any{}}
+	out := syncResult{records: map[uint64]map[string]any{}}
 	for path != "" {
 		res := a.Get(path, token).ExpectStatus(t, http.StatusOK)
 		body := res.JSON(t)
@@ -36,10 +36,10 @@ func (a *App) sync(t *testing.T, path, key, token string) syncResult {
 		}
 		for _, r := range body[key].([]any) {
 			rec := r.(map[string]any)
-			out.records[int(rec["id"].(float64))] = rec
+			out.records[idOf(t, rec)] = rec
 		}
 		for _, id := range body["deleted"].([]any) {
-			out.deleted = append(out.deleted, int(id.(float64)))
+			out.deleted = append(out.deleted, uint64(id.(float64)))
 		}
 		out.token = res.Header.Get("X-Sync-Token")
 		if out.token == "" {
@@ -69,8 +69,8 @@ func (a *App) syncToken(t *testing.T, path, token string) string {
 	return tok
 }
 
-func syncedIDs(m map[int]map[string]any) []int {
-	keys := make([]int, 0, len(m))
+func syncedIDs(m map[uint64]map[string]any) []uint64 {
+	keys := make([]uint64, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
@@ -118,17 +118,16 @@ func TestSyncEventsReportsChangesAndDeletions(t *testing.T) {
 	far := app.createEvent(t, editor, eventBody("Far ahead", 1000, "status", "publish"))
 
 	got := app.sync(t, "/events?sync_token="+url.QueryEscape(token), "events", "")
-	id := func(e map[string]any) int { return int(e["id"].(float64)) }
-	if want := []int{id(updated), id(featured), id(far)}; !slices.Equal(syncedIDs(got.records), want) {
+	if want := []uint64{idOf(t, updated), idOf(t, featured), idOf(t, far)}; !slices.Equal(syncedIDs(got.records), want) {
 		t.Errorf("listed %v, want %v (the updated, the no longer featured, the new far ahead)", syncedIDs(got.records), want)
 	}
-	if got.records[id(updated)]["title"] != "Updated again" {
-		t.Errorf("the updated event shows %v", got.records[id(updated)]["title"])
+	if got.records[idOf(t, updated)]["title"] != "Updated again" {
+		t.Errorf("the updated event shows %v", got.records[idOf(t, updated)]["title"])
 	}
-	if want := []int{id(trashed), id(purged), id(hidden)}; !slices.Equal(got.deleted, want) {
+	if want := []uint64{idOf(t, trashed), idOf(t, purged), idOf(t, hidden)}; !slices.Equal(got.deleted, want) {
 		t.Errorf("deleted %v, want %v (trashed, purged, made private)", got.deleted, want)
 	}
-	if _, ok := got.records[id(unchanged)]; ok {
+	if _, ok := got.records[idOf(t, unchanged)]; ok {
 		t.Error("an unchanged event was listed")
 	}
 
@@ -137,11 +136,11 @@ func TestSyncEventsReportsChangesAndDeletions(t *testing.T) {
 	if len(filtered.records) != 0 {
 		t.Errorf("featured=true listed %v", syncedIDs(filtered.records))
 	}
-	if want := []int{id(updated), id(trashed), id(purged), id(hidden), id(featured), id(far)}; !slices.Equal(filtered.deleted, want) {
+	if want := []uint64{idOf(t, updated), idOf(t, trashed), idOf(t, purged), idOf(t, hidden), idOf(t, featured), idOf(t, far)}; !slices.Equal(filtered.deleted, want) {
 		t.Errorf("featured=true deleted %v, want %v", filtered.deleted, want)
 	}
 	editorSync := app.sync(t, "/events?sync_token="+url.QueryEscape(token), "events", editor)
-	if _, ok := editorSync.records[id(hidden)]; !ok {
+	if _, ok := editorSync.records[idOf(t, hidden)]; !ok {
 		t.Errorf("the editor's sync does not list the private event: %v", syncedIDs(editorSync.records))
 	}
 
@@ -161,7 +160,7 @@ func TestSyncRedactsProtectedEvents(t *testing.T) {
 	ev := app.createEvent(t, editor, eventBody("Secret party", 2, "status", "publish",
 		"password", "hunter2", "description", "<p>The address is 1 Main St.</p>"))
 	got := app.sync(t, "/events?sync_token="+url.QueryEscape(token), "events", "")
-	rec := got.records[int(ev["id"].(float64))]
+	rec := got.records[idOf(t, ev)]
 	if rec == nil {
 		t.Fatalf("the protected event is not listed: %v", syncedIDs(got.records))
 	}
@@ -182,9 +181,9 @@ func TestSyncPagesAreFixed(t *testing.T) {
 	app := NewApp(t)
 	editor := app.Token(models.RoleEditor)
 	token := app.syncToken(t, "/events", "")
-	var ids []int
+	var ids []uint64
 	for i := range 7 {
-		ids = append(ids, int(app.createEvent(t, editor, eventBody(fmt.Sprint("Event ", i), 2, "status", "publish"))["id"].(float64)))
+		ids = append(ids, idOf(t, app.createEvent(t, editor, eventBody(fmt.Sprint("Event ", i), 2, "status", "publish"))))
 	}
 	first := app.Get("/events?per_page=3&sync_token="+url.QueryEscape(token), "").ExpectStatus(t, http.StatusOK)
 	body := first.JSON(t)
@@ -194,7 +193,7 @@ func TestSyncPagesAreFixed(t *testing.T) {
 	}
 	// A change between the pages: a new event with a lower ID cannot exist, so change an early one and add one.
 	app.updateEvent(t, http.MethodPatch, fmt.Sprintf("/events/%d", ids[0]), editor, map[string]any{"title": "Changed meanwhile"})
-	late := int(app.createEvent(t, editor, eventBody("Late", 2, "status", "publish"))["id"].(float64))
+	late := idOf(t, app.createEvent(t, editor, eventBody("Late", 2, "status", "publish")))
 	time.Sleep(1100 * time.Millisecond) // the next pages are answered in another second than the first
 	seen := idsOf(body["events"])
 	tokens := map[string]bool{first.Header.Get("X-Sync-Token"): true}
@@ -218,7 +217,7 @@ func TestSyncPagesAreFixed(t *testing.T) {
 		last = tok
 	}
 	after := app.sync(t, "/events?sync_token="+url.QueryEscape(last), "events", "")
-	if want := []int{ids[0], late}; !slices.Equal(syncedIDs(after.records), want) {
+	if want := []uint64{ids[0], late}; !slices.Equal(syncedIDs(after.records), want) {
 		t.Errorf("the next sync listed %v, want %v", syncedIDs(after.records), want)
 	}
 	if after.records[ids[0]]["title"] != "Changed meanwhile" {
@@ -275,34 +274,27 @@ func TestSyncLinkedAndTerms(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	editor := app.Token(models.RoleEditor)
-	post := func(path string, body map[string]any) int {
-		res := app.Do(Request{Method: http.MethodPost, Path: path, Token: editor, Body: body})
-		if res.Status != http.StatusCreated {
-			t.Fatalf("POST %s: %d %s", path, res.Status, res.Body)
-		}
-		return int(res.JSON(t)["id"].(float64))
-	}
-	venue := post("/venues", map[string]any{"venue": "Hall", "status": "publish"})
-	gone := post("/venues", map[string]any{"venue": "Barn", "status": "publish"})
-	organizer := post("/organizers", map[string]any{"organizer": "Ann", "status": "publish"})
-	category := post("/categories", map[string]any{"name": "Music"})
-	tag := post("/tags", map[string]any{"name": "jazz"})
+	venue := app.post(t, editor, "/venues", map[string]any{"venue": "Hall", "status": "publish"})
+	gone := app.post(t, editor, "/venues", map[string]any{"venue": "Barn", "status": "publish"})
+	organizer := app.post(t, editor, "/organizers", map[string]any{"organizer": "Ann", "status": "publish"})
+	category := app.post(t, editor, "/categories", map[string]any{"name": "Music"})
+	tag := app.post(t, editor, "/tags", map[string]any{"name": "jazz"})
 	lists := []string{"/venues", "/organizers", "/categories", "/tags"}
 	tokens := map[string]string{}
 	for _, l := range lists {
 		tokens[l] = app.syncToken(t, l+"?hide_empty=false", editor)
 	}
 	app.createEvent(t, editor, eventBody("Concert", 2, "status", "publish", "venue", venue, "organizer", organizer,
-		"categories", []int{category}, "tags", []int{tag}))
+		"categories", []uint64{category}, "tags", []uint64{tag}))
 	app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/venues/%d?force=true", gone), Token: editor}).
 		ExpectStatus(t, http.StatusOK)
-	for l, want := range map[string]int{"/venues": venue, "/organizers": organizer, "/categories": category, "/tags": tag} {
+	for l, want := range map[string]uint64{"/venues": venue, "/organizers": organizer, "/categories": category, "/tags": tag} {
 		key := strings.TrimPrefix(l, "/")
 		got := app.sync(t, l+"?hide_empty=false&sync_token="+url.QueryEscape(tokens[l]), key, editor)
-		if keys := syncedIDs(got.records); !slices.Equal(keys, []int{want}) {
+		if keys := syncedIDs(got.records); !slices.Equal(keys, []uint64{want}) {
 			t.Errorf("%s listed %v, want [%d]", l, keys, want)
 		}
-		if l == "/venues" && !slices.Equal(got.deleted, []int{gone}) {
+		if l == "/venues" && !slices.Equal(got.deleted, []uint64{gone}) {
 			t.Errorf("/venues deleted %v, want [%d]", got.deleted, gone)
 		}
 		if l == "/categories" && got.records[category]["count"] != float64(1) {
@@ -313,10 +305,10 @@ func TestSyncLinkedAndTerms(t *testing.T) {
 	before := app.syncToken(t, "/tags?hide_empty=false", editor)
 	app.Do(Request{Method: http.MethodPost, Path: fmt.Sprintf("/tags/%d", tag), Token: editor,
 		Body: map[string]any{"name": "Jazz"}}).ExpectStatus(t, http.StatusOK)
-	other := post("/tags", map[string]any{"name": "folk"})
+	other := app.post(t, editor, "/tags", map[string]any{"name": "folk"})
 	app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/tags/%d", other), Token: editor}).ExpectStatus(t, http.StatusOK)
 	got := app.sync(t, "/tags?hide_empty=false&sync_token="+url.QueryEscape(before), "tags", editor)
-	if !slices.Equal(syncedIDs(got.records), []int{tag}) || !slices.Equal(got.deleted, []int{other}) {
+	if !slices.Equal(syncedIDs(got.records), []uint64{tag}) || !slices.Equal(got.deleted, []uint64{other}) {
 		t.Errorf("/tags listed %v and deleted %v, want [%d] and [%d]", syncedIDs(got.records), got.deleted, tag, other)
 	}
 }
@@ -360,7 +352,7 @@ func TestSyncAcrossConcurrentWriters(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	editor := app.Token(models.RoleEditor)
-	mirror := map[int]string{}
+	mirror := map[uint64]string{}
 	apply := func(r syncResult) {
 		for id, rec := range r.records {
 			mirror[id] = rec["title"].(string)
@@ -417,12 +409,12 @@ func TestSyncAcrossConcurrentWriters(t *testing.T) {
 	wg.Wait()
 	apply(app.sync(t, "/events?per_page=7&sync_token="+url.QueryEscape(token), "events", ""))
 
-	want := map[int]string{}
+	want := map[uint64]string{}
 	for page := 1; ; page++ {
 		body := app.Get(fmt.Sprintf("/events?per_page=50&page=%d&starts_after=2000-01-01", page), "").JSON(t)
 		for _, e := range body["events"].([]any) {
 			rec := e.(map[string]any)
-			want[int(rec["id"].(float64))] = rec["title"].(string)
+			want[idOf(t, rec)] = rec["title"].(string)
 		}
 		if body["next_rest_url"] == nil {
 			break

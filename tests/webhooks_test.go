@@ -26,7 +26,7 @@ type received struct {
 	signature string
 	body      []byte
 	msg       struct {
-		ID         int            `json:"id"`
+		ID         uint64         `json:"id"`
 		Type       string         `json:"type"`
 		OccurredAt string         `json:"occurred_at"`
 		Data       map[string]any `json:"data"`
@@ -119,11 +119,11 @@ func (a *App) runSender(t *testing.T) (stop func()) {
 }
 
 // subscribe creates a subscription as an administrator and returns its ID and secret.
-func (a *App) subscribe(t *testing.T, admin string, body map[string]any) (int, string) {
+func (a *App) subscribe(t *testing.T, admin string, body map[string]any) (uint64, string) {
 	t.Helper()
 	res := a.Do(Request{Method: http.MethodPost, Path: "/webhooks", Token: admin, Body: body}).
 		ExpectStatus(t, http.StatusCreated).JSON(t)
-	return int(res["id"].(float64)), res["secret"].(string)
+	return idOf(t, res), res["secret"].(string)
 }
 
 // verify checks a delivery's signature as a receiver would: HMAC-SHA256 of "<t>.<body>" with the secret.
@@ -230,7 +230,7 @@ func TestWebhookDeliveriesAreSignedAndInOrder(t *testing.T) {
 	venue := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: admin,
 		Body: map[string]any{"venue": "Dock", "status": "publish"}}).ExpectStatus(t, http.StatusCreated).JSON(t)
 	time.Sleep(100 * time.Millisecond)
-	app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/venues/%d?force=true", int(venue["id"].(float64))),
+	app.Do(Request{Method: http.MethodDelete, Path: fmt.Sprintf("/venues/%d?force=true", idOf(t, venue)),
 		Token: admin}).ExpectStatus(t, http.StatusOK)
 	tag := app.Do(Request{Method: http.MethodPost, Path: "/tags", Token: admin, Body: map[string]any{"name": "news"}}).
 		ExpectStatus(t, http.StatusCreated).JSON(t)
@@ -242,7 +242,7 @@ func TestWebhookDeliveriesAreSignedAndInOrder(t *testing.T) {
 		if !verify(secret, r) && r.msg.Type != "venue.deleted" {
 			t.Errorf("delivery %s: the signature %q does not verify", r.delivery, r.signature)
 		}
-		if r.delivery != strconv.Itoa(r.msg.ID) {
+		if r.delivery != strconv.FormatUint(r.msg.ID, 10) {
 			t.Errorf("X-Calendar-Delivery %s, body id %d", r.delivery, r.msg.ID)
 		}
 		all = append(all, r)
@@ -351,8 +351,8 @@ func TestWebhookDeletionCarriesTheRecordAsItWas(t *testing.T) {
 		id         any
 	}{
 		{"event", eventPath(ev) + "?force=true", ev["id"]},
-		{"venue", fmt.Sprintf("/venues/%d?force=true", int(venue["id"].(float64))), venue["id"]},
-		{"tag", fmt.Sprintf("/tags/%d", int(tag["id"].(float64))), tag["id"]},
+		{"venue", fmt.Sprintf("/venues/%d?force=true", idOf(t, venue)), venue["id"]},
+		{"tag", fmt.Sprintf("/tags/%d", idOf(t, tag)), tag["id"]},
 	} {
 		app.Do(Request{Method: http.MethodDelete, Path: del.path, Token: admin}).ExpectStatus(t, http.StatusOK)
 		deleted := rc.delivered(t, del.kind+".deleted", del.id).msg.Data
@@ -486,10 +486,10 @@ func TestWebhookFailsAfterItsRetriesAndCanBeRedelivered(t *testing.T) {
 	rc.mu.Lock()
 	down = false
 	rc.mu.Unlock()
-	app.Do(Request{Method: http.MethodPost, Path: fmt.Sprintf("/webhooks/%d/deliveries/%d/redeliver", id, int(d["id"].(float64))),
+	app.Do(Request{Method: http.MethodPost, Path: fmt.Sprintf("/webhooks/%d/deliveries/%d/redeliver", id, idOf(t, d)),
 		Token: admin}).ExpectStatus(t, http.StatusAccepted)
 	got := rc.wait(t, 1, 10*time.Second)
-	if got[0].delivery != strconv.Itoa(int(d["id"].(float64))) || got[0].msg.Type != "event.created" {
+	if got[0].delivery != strconv.FormatUint(idOf(t, d), 10) || got[0].msg.Type != "event.created" {
 		t.Errorf("redelivered %s %s", got[0].delivery, got[0].msg.Type)
 	}
 	app.Do(Request{Method: http.MethodPost, Path: fmt.Sprintf("/webhooks/%d/deliveries/999999/redeliver", id),
