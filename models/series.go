@@ -286,28 +286,19 @@ func (s *Store) HiddenOccurrenceStarts(series []uint64, reader *User) (map[uint6
 	if len(series) == 0 {
 		return nil, nil
 	}
-	var all []EventOccurrence
+	readable := s.db.Session(&gorm.Session{NewDB: true}).Model(&Event{}).Scopes(EventsVisibleTo(reader)).
+		Where("events.series_id IN ?", series).Select("events.id")
+	var rows []EventOccurrence
 	if err := s.db.Table("event_occurrences").Joins("JOIN events ON events.id = event_occurrences.event_id").
-		Where("event_occurrences.series_id IN ? AND events.status <> ?", series, StatusTrash).
+		Where("event_occurrences.series_id IN ? AND events.status <> ? AND event_occurrences.event_id NOT IN (?)",
+			series, StatusTrash, readable).
 		Order("event_occurrences.series_id, event_occurrences.recurrence_id").
-		Select("event_occurrences.*").Find(&all).Error; err != nil {
+		Select("event_occurrences.*").Find(&rows).Error; err != nil {
 		return nil, err
-	}
-	var visible []uint64
-	if err := s.db.Model(&Event{}).Scopes(EventsVisibleTo(reader)).
-		Where("events.series_id IN ? AND events.status <> ?", series, StatusTrash).
-		Pluck("events.id", &visible).Error; err != nil {
-		return nil, err
-	}
-	readable := make(map[uint64]bool, len(visible))
-	for _, id := range visible {
-		readable[id] = true
 	}
 	hidden := map[uint64][]time.Time{}
-	for _, o := range all {
-		if !readable[o.EventID] {
-			hidden[o.SeriesID] = append(hidden[o.SeriesID], o.RecurrenceID)
-		}
+	for _, o := range rows {
+		hidden[o.SeriesID] = append(hidden[o.SeriesID], o.RecurrenceID)
 	}
 	return hidden, nil
 }
