@@ -144,6 +144,35 @@ func fieldColumns(e *Event, ser *EventSeries, field string) map[string]any {
 	return nil
 }
 
+// copiedFields are the fields of a series update that the occurrence of row takes from the series: those sent
+// that it did not change on its own, its dates aside.
+func copiedFields(fields []string, row EventOccurrence) []string {
+	var out []string
+	for _, f := range fields {
+		if f != "dates" && !row.Overridden(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// occurrenceMove is what a series update writes to the occurrence of row whose original start becomes rid: its
+// dates from the series record e when the series' dates changed or its original start moved, unless it moved on
+// its own; and its original start when that moved. ok is false when neither changes.
+func occurrenceMove(e *Event, row EventOccurrence, rid time.Time, datesChanged bool) (m OccurrenceMove, ok bool) {
+	movedID := !rid.Equal(row.RecurrenceID)
+	m = OccurrenceMove{EventID: row.EventID, Dates: (datesChanged || movedID) && !row.Overridden("dates")}
+	if m.Dates {
+		m.Start, m.End = OccurrenceDates(e, rid)
+		m.Abbr = input.TimezoneAbbr(input.StoredLocation(e.Timezone), e.Timezone, m.Start)
+	}
+	if movedID {
+		r := rid.UTC()
+		m.RecurrenceID = &r
+	}
+	return m, m.Dates || movedID
+}
+
 // changeOccurrences applies a series update that sends none of rowFields to its kept occurrences (m.Kept, indexes
 // of rows) in a number of statements that does not grow with theirs: the occurrences that copy the same fields
 // (all but the exceptions, usually) get them in one UPDATE, and those whose dates change get them in one batched
@@ -153,34 +182,16 @@ func (s *Store) changeOccurrences(e *Event, rows []EventOccurrence,
 	kept map[int]time.Time, byID map[uint64]*Event, fields []string, datesChanged bool) error {
 	groups := map[string][]uint64{}
 	var moves []OccurrenceMove
-	loc := input.StoredLocation(e.Timezone)
 	for i, rid := range kept {
 		row := rows[i]
 		if byID[row.EventID] == nil {
 			continue
 		}
-		var copied []string
-		for _, f := range fields {
-			if f != "dates" && !row.Overridden(f) {
-				copied = append(copied, f)
-			}
-		}
-		if len(copied) > 0 {
+		if copied := copiedFields(fields, row); len(copied) > 0 {
 			key := strings.Join(copied, ",")
 			groups[key] = append(groups[key], row.EventID)
 		}
-		movedID := !rid.Equal(row.RecurrenceID)
-		newDates := (datesChanged || movedID) && !row.Overridden("dates")
-		if newDates || movedID {
-			m := OccurrenceMove{EventID: row.EventID, Dates: newDates}
-			if newDates {
-				m.Start, m.End = OccurrenceDates(e, rid)
-				m.Abbr = input.TimezoneAbbr(loc, e.Timezone, m.Start)
-			}
-			if movedID {
-				r := rid.UTC()
-				m.RecurrenceID = &r
-			}
+		if m, ok := occurrenceMove(e, row, rid, datesChanged); ok {
 			moves = append(moves, m)
 		}
 	}

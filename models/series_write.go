@@ -92,32 +92,30 @@ func (s *Store) applyUpdate(e *Event, u EventUpdate) error {
 	case u.Edit.startsSeries():
 		return s.makeSeries(e, u)
 	}
-	_, err := s.updateSingle(e, u)
-	return err
+	return s.updateSingle(e, u)
 }
 
-// updateSingle is the ordinary update of e: the write applied, the row saved, the links sent stored. It returns
-// the links sent.
-func (s *Store) updateSingle(e *Event, u EventUpdate) (EventLinkIDs, error) {
+// updateSingle is the ordinary update of e: the write applied, the row saved, the links sent stored.
+func (s *Store) updateSingle(e *Event, u EventUpdate) error {
 	before, err := e.TermLinks()
 	if err != nil {
-		return EventLinkIDs{}, err
+		return err
 	}
 	links, err := u.Apply(s, e)
 	if err != nil {
-		return links, err
+		return err
 	}
 	if err := s.SaveEvent(e); err != nil {
-		return links, err
+		return err
 	}
-	return links, s.StoreEventLinks(e, links, before)
+	return s.StoreEventLinks(e, links, before)
 }
 
 // updateOccurrence changes one occurrence as any event, and records the fields it changed as its own. Restoring
 // a cancelled occurrence (one in the trash) makes its series produce it again.
 func (s *Store) updateOccurrence(e *Event, u EventUpdate) error {
 	cancelled := e.Status == StatusTrash
-	if _, err := s.updateSingle(e, u); err != nil {
+	if err := s.updateSingle(e, u); err != nil {
 		return err
 	}
 	occ := *e.Occurrence
@@ -139,9 +137,8 @@ func (s *Store) uncancel(o *Event) error {
 	if err != nil {
 		return err
 	}
-	set = set.Including(o.Occurrence.RecurrenceID.In(input.StoredLocation(head.Timezone)))
 	ser := *head.Series
-	ser.Recurrence, ser.RecurrenceText = strings.Join(set.Lines(), "\n"), set.Text()
+	ser.recordRule(set.Including(o.Occurrence.RecurrenceID.In(input.StoredLocation(head.Timezone))))
 	return s.SaveSeries(&ser)
 }
 
@@ -164,15 +161,15 @@ func (s *Store) createSeries(e *Event, p *EventPlan, lines []string, clock Serie
 // makeSeries turns a single event into a series with the write applied: it keeps its ID as the series record,
 // gives its links to the series and gets its occurrences.
 func (s *Store) makeSeries(e *Event, u EventUpdate) error {
-	if _, err := s.updateSingle(e, u); err != nil {
+	if err := s.updateSingle(e, u); err != nil {
 		return err
 	}
 	set, err := u.Clock.parse(e, u.Edit.Recurrence)
 	if err != nil {
 		return err
 	}
-	var l EventLinkIDs
-	if l.Venues, l.Organizers, l.Categories, l.Tags, err = e.LinkIDs(); err != nil {
+	l, err := seriesLinks(e, EventLinkIDs{})
+	if err != nil {
 		return err
 	}
 	if err := s.DetachEventLinks(e); err != nil {
@@ -202,12 +199,21 @@ func (s *Store) startSeries(e *Event, set *recurrence.Set, l EventLinkIDs, hidde
 		l.Organizers, l.Categories, l.Tags)
 }
 
-// setSeriesRule records set as ser's rule: its lines, summary and how far it is expanded.
+// setSeriesRule records set as ser's rule, expanded up to the clock's horizon when it does not end.
 func setSeriesRule(ser *EventSeries, e *Event, set *recurrence.Set, clock SeriesClock) {
-	ser.Recurrence, ser.RecurrenceText, ser.ExpandedUntil = strings.Join(set.Lines(), "\n"), set.Text(), nil
+	ser.recordRule(set)
 	if !set.Finite() {
 		h := clock.horizon(input.StoredLocation(e.Timezone))
 		ser.ExpandedUntil = &h
+	}
+}
+
+// recordRule records set as ser's rule: its lines and summary, and no horizon for a rule that ends (its
+// occurrences all exist). An open-ended rule keeps the horizon it is expanded to.
+func (ser *EventSeries) recordRule(set *recurrence.Set) {
+	ser.Recurrence, ser.RecurrenceText = strings.Join(set.Lines(), "\n"), set.Text()
+	if set.Finite() {
+		ser.ExpandedUntil = nil
 	}
 }
 
@@ -369,21 +375,16 @@ func (s *Store) matchOccurrences(prev, e *Event, set *recurrence.Set, fields []s
 func (s *Store) removeOccurrences(e *Event, rows []EventOccurrence, m recurrence.Matching, byID map[uint64]*Event) error {
 	var removed []Event
 	var moves []OccurrenceMove
-	loc := input.StoredLocation(e.Timezone)
 	for _, i := range m.Removed {
 		o := byID[rows[i].EventID]
 		switch {
 		case o == nil:
 		case o.Status != StatusTrash:
 			removed = append(removed, *o)
-		case !m.Shifted[i].Equal(rows[i].RecurrenceID):
-			rid := m.Shifted[i].UTC()
-			move := OccurrenceMove{EventID: o.ID, Dates: !rows[i].Overridden("dates"), RecurrenceID: &rid}
-			if move.Dates {
-				move.Start, move.End = OccurrenceDates(e, rid)
-				move.Abbr = input.TimezoneAbbr(loc, e.Timezone, move.Start)
+		default:
+			if move, ok := occurrenceMove(e, rows[i], m.Shifted[i], false); ok {
+				moves = append(moves, move)
 			}
-			moves = append(moves, move)
 		}
 	}
 	if err := s.DeleteEvents(removed); err != nil {
@@ -400,19 +401,16 @@ func (s *Store) changeOccurrence(e, o *Event, row EventOccurrence, rid time.Time
 	if err != nil {
 		return err
 	}
-	changed := false
-	for _, f := range fields {
-		if f != "dates" && !row.Overridden(f) {
-			copyField(o, e, e.Series, f)
-			changed = true
-		}
+	copied := copiedFields(fields, row)
+	for _, f := range copied {
+		copyField(o, e, e.Series, f)
 	}
-	if (datesChanged || !rid.Equal(row.RecurrenceID)) && !row.Overridden("dates") {
+	move, _ := occurrenceMove(e, row, rid, datesChanged)
+	if move.Dates {
 		o.Timezone, o.AllDay = e.Timezone, e.AllDay
-		o.StartUTC, o.EndUTC = OccurrenceDates(e, rid)
-		o.TimezoneAbbr = input.TimezoneAbbr(input.StoredLocation(e.Timezone), e.Timezone, o.StartUTC)
-		changed = true
+		o.StartUTC, o.EndUTC, o.TimezoneAbbr = move.Start, move.End, move.Abbr
 	}
+	changed := len(copied) > 0 || move.Dates
 	if changed {
 		if err := s.SaveEvent(o); err != nil {
 			return err
@@ -433,8 +431,8 @@ func (s *Store) changeOccurrence(e, o *Event, row EventOccurrence, rid time.Time
 			return err
 		}
 	}
-	if !rid.Equal(row.RecurrenceID) {
-		row.RecurrenceID = rid.UTC()
+	if move.RecurrenceID != nil {
+		row.RecurrenceID = *move.RecurrenceID
 		return s.SaveOccurrence(&row)
 	}
 	return nil
@@ -560,10 +558,7 @@ func (s *Store) removeInSeries(e *Event, force bool, scope *string) (bool, error
 		doomed = []Event{*e}
 	}
 	ser := *head.Series
-	ser.Recurrence, ser.RecurrenceText = strings.Join(set.Lines(), "\n"), set.Text()
-	if set.Finite() {
-		ser.ExpandedUntil = nil
-	}
+	ser.recordRule(set)
 	if err := s.SaveSeries(&ser); err != nil {
 		return true, err
 	}
