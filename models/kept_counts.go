@@ -35,6 +35,18 @@ func (s *Store) SetKeptCountTriggers(ctx context.Context, on bool) error {
 	return nil
 }
 
+// FreshLastStarts computes from the links and the events what linked_last_starts keeps: for each venue ('v') and
+// organizer ('o') with events, the latest start of its published events and of its private ones (kind, id,
+// published, private).
+const FreshLastStarts = `SELECT 'v' AS kind, l.venue_id AS id,
+		max(CASE WHEN e.status = 'publish' THEN e.start_utc END) AS published,
+		max(CASE WHEN e.status = 'private' THEN e.start_utc END) AS private
+	FROM event_venues l JOIN events e ON e.id = l.event_id GROUP BY l.venue_id
+	UNION ALL
+	SELECT 'o', l.organizer_id, max(CASE WHEN e.status = 'publish' THEN e.start_utc END),
+		max(CASE WHEN e.status = 'private' THEN e.start_utc END)
+	FROM event_organizers l JOIN events e ON e.id = l.event_id GROUP BY l.organizer_id`
+
 // RebuildKeptCounts computes the list counts kept by triggers (event_day_counts, linked_last_starts) again from the
 // events and their links, in one transaction: after a bulk load made with the triggers off, or to repair them.
 func (s *Store) RebuildKeptCounts(ctx context.Context) error {
@@ -44,16 +56,12 @@ func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 		}
 		return "event_day(" + col + ")"
 	}
-	latest := func(status string) string { return "max(CASE WHEN e.status = '" + status + "' THEN e.start_utc END)" }
 	statements := []string{
 		"DELETE FROM event_day_counts",
 		"INSERT INTO event_day_counts (status, start_day, end_day, n) SELECT status, " + day("start_utc") + ", " +
 			day("end_utc") + ", count(*) FROM events WHERE " + isFalse(s.db, "hide_from_listings") + " GROUP BY 1, 2, 3",
 		"DELETE FROM linked_last_starts",
-		"INSERT INTO linked_last_starts (kind, id, published, private) SELECT 'v', l.venue_id, " + latest("publish") +
-			", " + latest("private") + " FROM event_venues l JOIN events e ON e.id = l.event_id GROUP BY l.venue_id",
-		"INSERT INTO linked_last_starts (kind, id, published, private) SELECT 'o', l.organizer_id, " + latest("publish") +
-			", " + latest("private") + " FROM event_organizers l JOIN events e ON e.id = l.event_id GROUP BY l.organizer_id",
+		"INSERT INTO linked_last_starts (kind, id, published, private) " + FreshLastStarts,
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		for _, q := range statements {

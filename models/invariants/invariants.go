@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"calendar/models"
 )
 
 // LinkLists finds the events whose link lists and link rows differ.
@@ -154,15 +156,7 @@ func LastStarts(db *gorm.DB) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	fresh, err := lastStarts(db, `SELECT * FROM (
-		SELECT 'v' AS kind, l.venue_id AS id,
-			max(CASE WHEN e.status = 'publish' THEN e.start_utc END) AS published,
-			max(CASE WHEN e.status = 'private' THEN e.start_utc END) AS private
-		FROM event_venues l JOIN events e ON e.id = l.event_id GROUP BY l.venue_id
-		UNION ALL
-		SELECT 'o', l.organizer_id, max(CASE WHEN e.status = 'publish' THEN e.start_utc END),
-			max(CASE WHEN e.status = 'private' THEN e.start_utc END)
-		FROM event_organizers l JOIN events e ON e.id = l.event_id GROUP BY l.organizer_id) AS f
+	fresh, err := lastStarts(db, `SELECT * FROM (`+models.FreshLastStarts+`) AS f
 		WHERE published IS NOT NULL OR private IS NOT NULL`)
 	if err != nil {
 		return nil, err
