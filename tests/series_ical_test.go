@@ -24,6 +24,17 @@ type expandedOccurrence struct {
 	Summary      string `json:"summary"`
 }
 
+// seriesFeedDays are the days of the occurrences ical.js expands series' own feed to, in order (YYYY-MM-DD).
+func (a *App) seriesFeedDays(t *testing.T, series map[string]any) []string {
+	t.Helper()
+	feed := a.Get(eventPath(series)+".ics").ExpectStatus(t, http.StatusOK).Body
+	var days []string
+	for _, e := range expandICalJS(t, feed, "2028-01-01") {
+		days = append(days, e.Start[:10])
+	}
+	return days
+}
+
 // expandICalJS expands an iCalendar body with ical.js up to until (YYYY-MM-DD); it skips or fails as readICalJS
 // does without ical.js.
 func expandICalJS(t *testing.T, body []byte, until string) []expandedOccurrence {
