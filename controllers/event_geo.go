@@ -58,8 +58,7 @@ func (ec *EventController) addGeoFilter(q *eventQuery, in *EventGeoInput, invali
 	case in.GeolocLat.Set && in.GeolocLng.Set:
 		unit := in.GeolocUnit.Or(gated[string]{V: ec.Config.GeoUnit}).V
 		radius := in.GeolocRadius.Or(gated[float64]{V: defaultRadius(ec.Config.GeoRadius, ec.Config.GeoUnit, unit)}).V
-		q.add(models.EventsNear(models.Circle{Lat: in.GeolocLat.V.V, Lng: in.GeolocLng.V.V,
-			RadiusKm: radius * kmPerUnit(unit)}))
+		q.addNear(models.Circle{Lat: in.GeolocLat.V.V, Lng: in.GeolocLng.V.V, RadiusKm: radius * kmPerUnit(unit)})
 		q.args = q.args.Add("geoloc", "1").Add("geoloc_lat", formatNumber(in.GeolocLat.V.V)).
 			Add("geoloc_lng", formatNumber(in.GeolocLng.V.V)).
 			Add("geoloc_radius", formatNumber(radius)).Add("geoloc_unit", unit)

@@ -98,28 +98,42 @@ func (l EventList) appendJSON(buf []byte) ([]byte, error) {
 type eventQuery struct {
 	scopes []models.Scope
 	args   endpoint.QueryArgs
-	// countable is the list as a window the kept day counts total and page, or nil (see window).
+	// countable is the list as a window that kept totals total, or nil (see window).
 	countable *models.Window
 	// plannedForValues says that the database must plan the list's queries for their values (listBounds.addImplied)
 	plannedForValues bool
-	// filtered says that a scope other than the date window, the statuses and what they imply narrows the list;
-	// statuses are the statuses it keeps. An unfiltered list is a models.Window, which the kept day counts total.
+	// filtered says that a scope other than the date window, the statuses, what they imply and a radius query
+	// narrows the list; statuses are the statuses it keeps. An unfiltered list is a models.Window, which kept
+	// totals total.
 	filtered bool
 	statuses []string
+	// near is the circle of a radius query, which a window may still total (models.Window.Near).
+	near *models.Circle
 }
 
 // add narrows the list by a filter.
 func (q *eventQuery) add(s models.Scope) { q.scopes = append(q.scopes, s); q.filtered = true }
 
+// addNear narrows the list to the events at a venue within the circle.
+func (q *eventQuery) addNear(c models.Circle) {
+	q.scopes = append(q.scopes, models.EventsNear(c))
+	q.near = &c
+}
+
 // addBound narrows the list by its date window or statuses, or by a bound they imply.
 func (q *eventQuery) addBound(s models.Scope) { q.scopes = append(q.scopes, s) }
 
-// window is the list as a models.Window when nothing but its date window and statuses narrows it, else nil.
+// window is the list as a models.Window when nothing but its date window, statuses and radius query narrows it,
+// else nil.
 func (q *eventQuery) window(b listBounds, user *models.User) *models.Window {
 	if q.filtered || b.start == nil || b.end == nil {
 		return nil
 	}
-	return models.WindowFor(user, q.statuses, *b.start, *b.end)
+	w := models.WindowFor(user, q.statuses, *b.start, *b.end)
+	if w != nil {
+		w.Near = q.near
+	}
+	return w
 }
 
 // on returns the store that reads the list's events: store, or the same planned for the list's values.

@@ -7,12 +7,15 @@ import (
 	"time"
 )
 
-// Window is a list that the kept day counts (table event_day_counts, kept by triggers on events) can total and
-// page without counting its events: listed events with one of Statuses that start at or after Start and end at or
-// before End, with no other filter. Every other list counts its matches.
+// Window is a list that kept totals can total without counting its events: listed events with one of Statuses that
+// start at or after Start and end at or before End, with no other filter than Near. Without Near, the kept day
+// counts (table event_day_counts, kept by triggers on events) total and page it; with Near, the kept venue links
+// (venue_listed_events) total it. Every other list counts its matches.
 type Window struct {
 	Statuses   []string
 	Start, End time.Time
+	// Near, when set, keeps only the events at a venue within the circle.
+	Near *Circle
 }
 
 // WindowFor returns the window of a list of the statuses between start and end as u sees it, or nil when what u
@@ -141,8 +144,42 @@ func (s *Store) listWindow(scopes []Scope, page Page, w *Window) ([]Event, int64
 // ListEventsIn is ListEvents for a list that may be a window (w, nil otherwise): a window is totalled and paged
 // from the kept day counts.
 func (s *Store) ListEventsIn(scopes []Scope, page Page, w *Window) ([]Event, int64, error) {
-	if w == nil {
+	switch {
+	case w == nil:
 		return s.ListEvents(scopes, page)
+	case w.Near != nil:
+		return s.listNear(page, w)
 	}
 	return s.listWindow(scopes, page, w)
+}
+
+// listNear returns one page of a window narrowed to a circle, and its total, both from one pass over the kept
+// venue links (venue_listed_events) of the venues within the circle: one range of idx_venue_listed_events_window
+// per venue, never a read of the events that are not on the page. An event at several of those venues counts once.
+func (s *Store) listNear(page Page, w *Window) ([]Event, int64, error) {
+	cond, args := venuesWithin(s.db, *w.Near)
+	matches := "SELECT x.event_id, x.start_utc FROM venue_listed_events x JOIN venues v ON v.id = x.venue_id " +
+		"WHERE " + cond + " AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ? GROUP BY x.event_id, x.start_utc"
+	args = append(args, w.Statuses, w.Start, w.End)
+	var rows []struct {
+		EventID uint64
+		Total   int64
+	}
+	err := s.db.Raw("SELECT event_id, count(*) OVER () AS total FROM ("+matches+") AS m "+
+		"ORDER BY start_utc, event_id LIMIT ? OFFSET ?", append(args, page.Size, page.Offset())...).Scan(&rows).Error
+	if err != nil || len(rows) == 0 {
+		if err == nil && page.Offset() > 0 {
+			// Past the last page: the total still counts every match.
+			var total int64
+			err = s.db.Raw("SELECT count(*) FROM ("+matches+") AS m", args...).Scan(&total).Error
+			return []Event{}, total, err
+		}
+		return []Event{}, 0, err
+	}
+	ids := make([]uint64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.EventID
+	}
+	events, err := scanEvents(s.db.Raw(selectEvents+" WHERE events.id IN ? ORDER BY "+eventOrder, ids), len(ids))
+	return events, rows[0].Total, err
 }

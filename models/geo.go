@@ -94,6 +94,15 @@ func EventsAtGeolocatedVenues() Scope {
 // EventsNear keeps events linked to at least one venue within the circle. The venues are found with the box that
 // contains the circle, ranges on the indexed (geo_lat, geo_lng), and only the venues in the box are measured.
 func EventsNear(c Circle) Scope {
+	return func(db *gorm.DB) *gorm.DB {
+		cond, args := venuesWithin(db, c)
+		return atVenuesWhere(cond, args...)(db)
+	}
+}
+
+// venuesWithin is the condition, on venues aliased v, of a venue within the circle, and its arguments: ranges of
+// the box that contains the circle, which idx_venues_geo serves, then the exact distance of the venues in the box.
+func venuesWithin(db *gorm.DB, c Circle) (string, []any) {
 	b := c.box()
 	conds := []string{"v.geo_lat BETWEEN ? AND ?"}
 	args := []any{b.minLat, b.maxLat}
@@ -107,11 +116,8 @@ func EventsNear(c Circle) Scope {
 	} else {
 		conds = append(conds, "v.geo_lng IS NOT NULL")
 	}
-	return func(db *gorm.DB) *gorm.DB {
-		distance, distanceArgs := distanceKm(db, "v.geo_lat", "v.geo_lng", c.Lat, c.Lng)
-		cond := strings.Join(append(conds, distance+" <= ?"), " AND ")
-		return atVenuesWhere(cond, append(append(args, distanceArgs...), c.RadiusKm)...)(db)
-	}
+	distance, distanceArgs := distanceKm(db, "v.geo_lat", "v.geo_lng", c.Lat, c.Lng)
+	return strings.Join(append(conds, distance+" <= ?"), " AND "), append(append(args, distanceArgs...), c.RadiusKm)
 }
 
 // atVenuesWhere keeps events linked to a venue (alias v) that meets cond; idx_event_venues_venue

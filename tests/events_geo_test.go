@@ -437,3 +437,54 @@ func TestGeolocationParametersAreRefusedWhenGeolocationIsOff(t *testing.T) {
 	})
 	app.Get("/events").ExpectStatus(t, http.StatusOK)
 }
+
+// A radius query's total comes from venue links kept by the writes, not from a count of its events: each write that
+// moves an event into or out of the circle, the date window, the statuses a visitor reads or the listings changes
+// the total the next list reports, and an event at two venues in the circle counts once.
+func TestRadiusTotalsFollowEveryWrite(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	w := newGeoWorld(t, app)
+	const lat, lng = 41.8781, -87.6298
+	near := func(km float64) float64 { return lat + degreesFor(km) }
+	w.place(t, "a", near(1), lng)
+	w.place(t, "b", near(2), lng)
+	w.place(t, "far", near(100), lng)
+	w.event(t, "both", "venue", []any{w.venues["a"], w.venues["b"]})
+	w.event(t, "moving", "venue", w.venues["a"])
+	// per_page=1 keeps the first page full, so that the total is counted rather than told by a short page.
+	circle := "/events?" + centre(lat, lng) + "&geoloc_radius=10&geoloc_unit=km&per_page=1"
+	expectTotal := func(what string, want int) {
+		t.Helper()
+		res := app.Get(circle).ExpectStatus(t, http.StatusOK)
+		if got := res.Header.Get("X-TEC-Total"); got != fmt.Sprint(want) || res.JSON(t)["total"] != float64(want) {
+			t.Fatalf("after %s: X-TEC-Total %s, want %d", what, got, want)
+		}
+	}
+	expectTotal("the creates", 4)
+	path := fmt.Sprintf("/events/%d", w.events["moving"])
+	steps := []struct {
+		what string
+		body map[string]any
+		want int
+	}{
+		{"a move to a far venue", map[string]any{"venue": w.venues["far"]}, 3},
+		{"a move back", map[string]any{"venue": w.venues["b"]}, 4},
+		{"a start past the window", map[string]any{"start_date": daysFromNow(800, 10), "end_date": daysFromNow(800, 12)}, 3},
+		{"a start back inside it", map[string]any{"start_date": daysFromNow(9, 10), "end_date": daysFromNow(9, 12)}, 4},
+		{"a draft", map[string]any{"status": "draft"}, 3},
+		{"publishing again", map[string]any{"status": "publish"}, 4},
+		{"hiding from listings", map[string]any{"hide_from_listings": true}, 3},
+		{"listing again", map[string]any{"hide_from_listings": false}, 4},
+		{"a second venue in the circle", map[string]any{"venue": []any{w.venues["a"], w.venues["b"]}}, 4},
+	}
+	for _, s := range steps {
+		app.updateEvent(t, "POST", path, w.token, s.body)
+		expectTotal(s.what, s.want)
+	}
+	app.Do(Request{Method: "DELETE", Path: path, Token: w.token}).ExpectStatus(t, http.StatusOK)
+	expectTotal("trashing", 3)
+	app.Do(Request{Method: "DELETE", Path: fmt.Sprintf("/venues/%d", w.venues["b"]), Token: w.token}).
+		ExpectStatus(t, http.StatusOK)
+	expectTotal("deleting a venue", 2)
+}

@@ -1,8 +1,8 @@
 // Package invariants checks a database against what every write must keep true of it: each event's link lists
 // name exactly its link rows, and the totals kept for the lists (day counts, the latest starts of venues and
-// organizers, term counts) equal a fresh count. The tests hold every test's database to them when the test ends,
-// and the benchmark harness holds a seeded database to them (-check). Each check returns the problems it found,
-// as sentences, and an error only when it could not read the database.
+// organizers, the venue links of listed events, term counts) equal a fresh count. The tests hold every test's
+// database to them when the test ends, and the benchmark harness holds a seeded database to them (-check). Each
+// check returns the problems it found, as sentences, and an error only when it could not read the database.
 package invariants
 
 import (
@@ -80,10 +80,10 @@ func linkRowsByEvent(db *gorm.DB) (map[uint64][]string, error) {
 	return byEvent, err
 }
 
-// KeptTotals runs DayCounts, LastStarts and TermCounts.
+// KeptTotals runs DayCounts, LastStarts, VenueListedEvents and TermCounts.
 func KeptTotals(db *gorm.DB) ([]string, error) {
 	var problems []string
-	for _, check := range []func(*gorm.DB) ([]string, error){DayCounts, LastStarts, TermCounts} {
+	for _, check := range []func(*gorm.DB) ([]string, error){DayCounts, LastStarts, VenueListedEvents, TermCounts} {
 		found, err := check(db)
 		if err != nil {
 			return problems, err
@@ -207,6 +207,45 @@ func instantText(v sql.NullString) string {
 		}
 	}
 	return notAnInstant + v.String
+}
+
+// VenueListedEvents compares the kept venue links of listed events (venue_listed_events, which radius queries are
+// totalled from) with the links and the events themselves.
+func VenueListedEvents(db *gorm.DB) ([]string, error) {
+	kept, err := venueListedRows(db, `SELECT event_id, venue_id, status, start_utc, end_utc FROM venue_listed_events`)
+	if err != nil {
+		return nil, err
+	}
+	fresh, err := venueListedRows(db, models.FreshVenueListedEvents)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Equal(kept, fresh) {
+		return nil, nil
+	}
+	return []string{fmt.Sprintf("kept venue links of listed events %v, fresh from the links %v", kept, fresh)}, nil
+}
+
+// venueListedRows reads the rows of query (event_id, venue_id, status, start_utc, end_utc) as sorted text, the
+// instants as instantText writes them.
+func venueListedRows(db *gorm.DB, query string) ([]string, error) {
+	rows, err := db.Raw(query).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var event, venue uint64
+		var status string
+		var start, end sql.NullString
+		if err := rows.Scan(&event, &venue, &status, &start, &end); err != nil {
+			return nil, err
+		}
+		out = append(out, fmt.Sprintf("e%d v%d %s %s %s", event, venue, status, instantText(start), instantText(end)))
+	}
+	slices.Sort(out)
+	return out, rows.Err()
 }
 
 // notAnInstant marks, in LastStarts' rows, a value that is no instant.
