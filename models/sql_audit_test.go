@@ -27,6 +27,7 @@ var reviewedSQL = map[string]string{
 	"geo.go:atVenuesWhere":                    "cond is the literal of EventsAtGeolocatedVenues, or EventsNear's literal BETWEEN conditions and distanceKm's SQL (literal column names, the constant Earth radius); every coordinate and the radius bound",
 	"term.go:CompactTermCounts":               "tax.table of the two taxonomies; the sums and IDs bound",
 	"event_window.go:windowDays":              "the constant windowDaysSQL with {day} one of two literal day expressions by dialect, {listed} isFalse of the literal column events.hide_from_listings, {table_day} a literal column or an integer formatted from a time, {table_group} a literal; statuses, days and instants bound",
+	"event_window.go:listNear":                "literals around venuesWithin's condition (literal column names, the box and distance built from numbers, which are bound) and selectEvents; statuses, instants, the page size and offset bound",
 	"linked.go:withUpcoming":                  "the literal kept-starts subquery with k.code (v or o, of venueKind and organizerKind) and k.table (venues or organizers); the instant bound",
 	"kept_counts.go:SetKeptCountTriggers":     "the literal table and trigger names of keptCountTriggers and one of two literal actions",
 	"kept_counts.go:RebuildKeptCounts":        "literal statements with the dialect's literal day expression of literal columns, isFalse of a literal column and literal statuses",

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"gorm.io/driver/postgres"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 )
 
@@ -62,6 +64,9 @@ func Open(driver, dsn string, maxConns int) (*Store, error) {
 	db, err := gorm.Open(dialector, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if driver == Postgres {
+		db.ClauseBuilders["LIMIT"] = literalLimit // the SQLite driver writes literal numbers already
 	}
 	sqlDB, err := db.DB()
 	if err != nil {
@@ -243,6 +248,30 @@ func (p readOnlyPool) QueryRowContext(ctx context.Context, query string, args ..
 // BeginTx refuses: a read-only store reads outside any transaction.
 func (p readOnlyPool) BeginTx(context.Context, *sql.TxOptions) (gorm.ConnPool, error) {
 	return nil, ErrNeedsTransaction
+}
+
+// literalLimit writes a PostgreSQL query's LIMIT and OFFSET as literal numbers (GORM binds them as parameters).
+// PostgreSQL estimates a LIMIT it cannot see at a tenth of the rows, so a prepared list query's generic plan looked
+// forty times costlier than the plan for its values, and PostgreSQL planned the query again at every run: at
+// 100,000 events that planning was 0.6 ms of the default list's 1.3 ms in the database. With the numbers in the
+// text the generic plan is costed right and kept. Each page size and offset is then its own prepared statement,
+// which pgx caches per connection like any other.
+func literalLimit(c clause.Clause, builder clause.Builder) {
+	l, ok := c.Expression.(clause.Limit)
+	if !ok {
+		c.Build(builder)
+		return
+	}
+	hasLimit := l.Limit != nil && *l.Limit >= 0
+	if hasLimit {
+		builder.WriteString("LIMIT " + strconv.Itoa(*l.Limit))
+	}
+	if l.Offset > 0 {
+		if hasLimit {
+			builder.WriteByte(' ')
+		}
+		builder.WriteString("OFFSET " + strconv.Itoa(l.Offset))
+	}
 }
 
 // PlannedForValues returns a store whose queries PostgreSQL plans for the values each is sent with, every time
