@@ -142,7 +142,7 @@ func (s *Store) listWindow(scopes []Scope, page Page, w *Window) ([]Event, int64
 }
 
 // ListEventsIn is ListEvents for a list that may be a window (w, nil otherwise): a window is totalled and paged
-// from the kept day counts.
+// from the kept day counts, or from the kept venue links when it is narrowed to a circle.
 func (s *Store) ListEventsIn(scopes []Scope, page Page, w *Window) ([]Event, int64, error) {
 	switch {
 	case w == nil:

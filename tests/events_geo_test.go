@@ -452,7 +452,8 @@ func TestRadiusTotalsFollowEveryWrite(t *testing.T) {
 	w.place(t, "far", near(100), lng)
 	w.event(t, "both", "venue", []any{w.venues["a"], w.venues["b"]})
 	w.event(t, "moving", "venue", w.venues["a"])
-	// per_page=1 keeps the first page full, so that the total is counted rather than told by a short page.
+	// per_page=1 keeps the first page full, as a client paging a long list sees it, so that the total is the one
+	// counted for the whole list.
 	circle := "/events?" + centre(lat, lng) + "&geoloc_radius=10&geoloc_unit=km&per_page=1"
 	expectTotal := func(what string, want int) {
 		t.Helper()
