@@ -176,6 +176,17 @@ func LastStarts(db *gorm.DB) ([]string, error) {
 // lastStarts reads the rows of query (kind, id, published, private) as sorted text. The instants are read as
 // text (SQLite gives text where no type is declared) and written as RFC 3339 in UTC.
 func lastStarts(db *gorm.DB, query string) ([]string, error) {
+	return sortedRows(db, query, func(scan func(...any) error) (string, error) {
+		var kind string
+		var id uint64
+		var published, private sql.NullString
+		err := scan(&kind, &id, &published, &private)
+		return fmt.Sprintf("%s%d %s %s", kind, id, instantText(published), instantText(private)), err
+	})
+}
+
+// sortedRows reads the rows of query as sorted text, each row as line writes it from the values it scans.
+func sortedRows(db *gorm.DB, query string, line func(scan func(...any) error) (string, error)) ([]string, error) {
 	rows, err := db.Raw(query).Rows()
 	if err != nil {
 		return nil, err
@@ -183,13 +194,11 @@ func lastStarts(db *gorm.DB, query string) ([]string, error) {
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var kind string
-		var id uint64
-		var published, private sql.NullString
-		if err := rows.Scan(&kind, &id, &published, &private); err != nil {
+		l, err := line(rows.Scan)
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, fmt.Sprintf("%s%d %s %s", kind, id, instantText(published), instantText(private)))
+		out = append(out, l)
 	}
 	slices.Sort(out)
 	return out, rows.Err()
@@ -229,23 +238,13 @@ func VenueListedEvents(db *gorm.DB) ([]string, error) {
 // venueListedRows reads the rows of query (event_id, venue_id, status, start_utc, end_utc) as sorted text, the
 // instants as instantText writes them.
 func venueListedRows(db *gorm.DB, query string) ([]string, error) {
-	rows, err := db.Raw(query).Rows()
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
+	return sortedRows(db, query, func(scan func(...any) error) (string, error) {
 		var event, venue uint64
 		var status string
 		var start, end sql.NullString
-		if err := rows.Scan(&event, &venue, &status, &start, &end); err != nil {
-			return nil, err
-		}
-		out = append(out, fmt.Sprintf("e%d v%d %s %s %s", event, venue, status, instantText(start), instantText(end)))
-	}
-	slices.Sort(out)
-	return out, rows.Err()
+		err := scan(&event, &venue, &status, &start, &end)
+		return fmt.Sprintf("e%d v%d %s %s %s", event, venue, status, instantText(start), instantText(end)), err
+	})
 }
 
 // notAnInstant marks, in LastStarts' rows, a value that is no instant.
