@@ -36,16 +36,21 @@ $$;
 
 -- +goose StatementBegin
 CREATE FUNCTION venue_listed_events_events() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    changed BIGINT[];
 BEGIN
     -- Only the events whose status, dates or listing changed are written again.
-    DELETE FROM venue_listed_events x USING old_events o JOIN new_events n ON n.id = o.id
-    WHERE x.event_id = o.id AND (n.status, n.start_utc, n.end_utc, n.hide_from_listings)
-        IS DISTINCT FROM (o.status, o.start_utc, o.end_utc, o.hide_from_listings);
+    changed := ARRAY(SELECT n.id FROM new_events n JOIN old_events o ON o.id = n.id
+        WHERE (n.status, n.start_utc, n.end_utc, n.hide_from_listings)
+            IS DISTINCT FROM (o.status, o.start_utc, o.end_utc, o.hide_from_listings));
+    IF cardinality(changed) = 0 THEN
+        RETURN NULL;
+    END IF;
+    DELETE FROM venue_listed_events WHERE event_id = ANY (changed);
     INSERT INTO venue_listed_events (event_id, venue_id, status, start_utc, end_utc)
     SELECT n.id, l.venue_id, n.status, n.start_utc, n.end_utc
-    FROM old_events o JOIN new_events n ON n.id = o.id JOIN event_venues l ON l.event_id = n.id
-    WHERE NOT n.hide_from_listings AND (n.status, n.start_utc, n.end_utc, n.hide_from_listings)
-        IS DISTINCT FROM (o.status, o.start_utc, o.end_utc, o.hide_from_listings);
+    FROM new_events n JOIN event_venues l ON l.event_id = n.id
+    WHERE n.id = ANY (changed) AND NOT n.hide_from_listings;
     RETURN NULL;
 END
 $$;
