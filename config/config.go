@@ -347,7 +347,7 @@ var settings = []setting{
 		c.Webhooks.Timeout = d
 		return nil
 	}},
-	{"CALENDAR_WEBHOOK_CONCURRENCY", "webhook-concurrency", "8", "webhook deliveries sent at once by one instance", func(c *Config, v string) error {
+	{"CALENDAR_WEBHOOK_CONCURRENCY", "webhook-concurrency", "16", "webhook deliveries sent at once by one instance", func(c *Config, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 256 {
 			return errors.New("must be an integer between 1 and 256")

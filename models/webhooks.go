@@ -269,28 +269,69 @@ func (s *Store) outsideVersion(ctx context.Context, fn func(db *gorm.DB) error) 
 	return s.db.WithContext(ctx).Transaction(fn)
 }
 
-// FinishDelivery records the outcome of the attempt of claim d (as ClaimDeliveries returned it): sent, due again
-// at next, or failed for good (next zero). A delivery another attempt has sent meanwhile stays sent. A failure is
-// recorded only while d is still the delivery's latest claim: an attempt that outlived its lease must not move the
-// next attempt of the instance that claimed the delivery after it, which would let a third one claim it too.
-func (s *Store) FinishDelivery(ctx context.Context, d *WebhookDelivery, status int, errText string, sent bool,
-	next time.Time, now time.Time) error {
-	values := map[string]any{"last_status": status, "last_error": errText}
-	switch {
-	case sent:
-		values["status"], values["done_at"] = DeliverySent, now.UnixMilli()
-	case next.IsZero():
-		values["status"], values["done_at"] = DeliveryFailed, now.UnixMilli()
-	default:
-		values["next_attempt_at"] = next.UnixMilli()
+// DeliveryOutcome is the outcome of one attempt at a claimed delivery (as ClaimDeliveries returned it): the
+// receiver's status (0 when there was none) and what went wrong; sent, due again at Next, or failed for good (Next
+// zero); recorded as of At.
+type DeliveryOutcome struct {
+	Claim  *WebhookDelivery
+	Status int
+	Error  string
+	Sent   bool
+	Next   time.Time
+	At     time.Time
+}
+
+// maxOutcomesPerStatement bounds the deliveries one UPDATE marks sent.
+const maxOutcomesPerStatement = 1000
+
+// FinishDeliveries records the outcomes of attempts, in one transaction: the deliveries sent, one UPDATE for each
+// status the receivers answered (so a batch of a few hundred is a statement or two and one commit, where a
+// statement and a commit per delivery had cost the sender more than its requests), and each failure on its own. A
+// delivery another attempt has sent meanwhile stays sent. A failure is recorded only while its claim is the
+// delivery's latest: an attempt that outlived its lease must not move the next attempt of the instance that
+// claimed the delivery after it, which would let a third one claim it too.
+func (s *Store) FinishDeliveries(ctx context.Context, outcomes []DeliveryOutcome) error {
+	sent := map[int][]uint64{}
+	var at int64
+	for _, o := range outcomes {
+		if o.Sent {
+			sent[o.Status] = append(sent[o.Status], o.Claim.ID)
+			at = max(at, o.At.UnixMilli())
+		}
 	}
-	// One statement, outside any transaction (and so outside the data version): it is atomic by itself, and the
-	// sender records one outcome per delivery it sends.
-	q := s.db.WithContext(ctx).Model(&WebhookDelivery{}).Where("id = ? AND status = ?", d.ID, DeliveryPending)
-	if !sent {
-		q = q.Where("attempts = ?", d.Attempts)
+	return s.outsideVersion(ctx, func(db *gorm.DB) error {
+		for status, ids := range sent {
+			for start := 0; start < len(ids); start += maxOutcomesPerStatement {
+				chunk := ids[start:min(start+maxOutcomesPerStatement, len(ids))]
+				err := db.Model(&WebhookDelivery{}).Where("id IN ? AND status = ?", chunk, DeliveryPending).
+					Updates(map[string]any{"status": DeliverySent, "done_at": at, "last_status": status,
+						"last_error": ""}).Error
+				if err != nil {
+					return err
+				}
+			}
+		}
+		for _, o := range outcomes {
+			if !o.Sent {
+				if err := recordFailure(db, o); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// recordFailure records a failed attempt: due again at o.Next, or failed for good.
+func recordFailure(db *gorm.DB, o DeliveryOutcome) error {
+	values := map[string]any{"last_status": o.Status, "last_error": o.Error}
+	if o.Next.IsZero() {
+		values["status"], values["done_at"] = DeliveryFailed, o.At.UnixMilli()
+	} else {
+		values["next_attempt_at"] = o.Next.UnixMilli()
 	}
-	return q.Updates(values).Error
+	return db.Model(&WebhookDelivery{}).Where("id = ? AND status = ? AND attempts = ?", o.Claim.ID,
+		DeliveryPending, o.Claim.Attempts).Updates(values).Error
 }
 
 // DeliveryQueue reports how many deliveries are pending and when the oldest of them was made (zero: none).

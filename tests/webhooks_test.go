@@ -453,6 +453,70 @@ func TestWebhookFailuresAreRetriedAndLogged(t *testing.T) {
 	}
 }
 
+// TestWebhookLogShowsEachDeliverysOwnAnswer: outcomes are recorded many at a time, and each delivery in the log
+// still shows the answer its own request got, whichever 2xx it was, and the one failure among them stays pending.
+func TestWebhookLogShowsEachDeliverysOwnAnswer(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t, fastWebhooks("CALENDAR_WEBHOOK_RETRY_DELAYS", "1h"))
+	admin := app.Token(models.RoleAdministrator)
+	statuses := []int{http.StatusOK, http.StatusAccepted, http.StatusNoContent, http.StatusInternalServerError}
+	var mu sync.Mutex
+	answered := map[string]int{}
+	rc := newReceiver(t)
+	rc.answer = func(n int, w http.ResponseWriter, r *http.Request) bool {
+		status := statuses[n%len(statuses)]
+		mu.Lock()
+		answered[r.Header.Get("X-Calendar-Delivery")] = status
+		mu.Unlock()
+		w.WriteHeader(status)
+		return false
+	}
+	id, _ := app.subscribe(t, admin, map[string]any{"url": rc.server.URL})
+	for i := range 24 {
+		app.createEvent(t, admin, eventBody(fmt.Sprint("Answered ", i), 2))
+	}
+	app.runSender(t)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		mu.Lock()
+		n := len(answered)
+		mu.Unlock()
+		if n == 24 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the receiver was asked %d deliveries, want 24", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for {
+		log := app.Get(fmt.Sprintf("/webhooks/%d/deliveries?per_page=50", id), admin).ExpectStatus(t, http.StatusOK).
+			JSON(t)["deliveries"].([]any)
+		var wrong []string
+		for _, entry := range log {
+			d := entry.(map[string]any)
+			mu.Lock()
+			want := answered[fmt.Sprint(d["id"])]
+			mu.Unlock()
+			status := "sent"
+			if want >= 300 {
+				status = "pending"
+			}
+			if d["last_status"] != float64(want) || d["status"] != status || d["attempts"] != float64(1) {
+				wrong = append(wrong, fmt.Sprintf("%v: %v %v after %v attempts, want %s %d", d["id"], d["status"],
+					d["last_status"], d["attempts"], status, want))
+			}
+		}
+		if len(log) == 24 && len(wrong) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the log holds %d deliveries; %d differ from their answers: %v", len(log), len(wrong), wrong)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestWebhookFailsAfterItsRetriesAndCanBeRedelivered: a delivery that never gets a 2xx within the retry span is
 // marked failed, with the last answer in the log; redelivery sends it again, with the same body.
 func TestWebhookFailsAfterItsRetriesAndCanBeRedelivered(t *testing.T) {

@@ -95,29 +95,58 @@ func (s *WebhookSender) Wake() {
 	}
 }
 
-// Run dispatches and sends until ctx ends, then waits for the attempts under way (each bounded by the timeout)
-// and returns. Claimed deliveries that an abrupt stop leaves unsent are claimed again once their lease ends. New
-// changes are turned into deliveries at each poll; due deliveries are claimed at each poll and whenever an attempt
-// frees a slot or Wake is called, without a dispatch, which would cost a transaction per delivery sent.
+// Run dispatches and sends until ctx ends, then waits for the attempts under way (each bounded by the timeout),
+// records their outcomes and returns. Claimed deliveries that an abrupt stop leaves unsent are claimed again once
+// their lease ends. Three loops share the work, so that none waits for another: the dispatcher turns new changes
+// into deliveries at each poll; the claimer claims due deliveries at each poll and whenever the dispatcher made
+// some or attempts freed slots; the recorder writes the outcomes of finished attempts, as many at a time as
+// finished while it wrote the last ones.
 func (s *WebhookSender) Run(ctx context.Context) {
 	poll, concurrency := s.cfg.Poll, s.cfg.Concurrency
 	if poll <= 0 {
 		poll = 200 * time.Millisecond
 	}
 	if concurrency <= 0 {
-		concurrency = 8
+		concurrency = 16
 	}
-	slots := make(chan struct{}, concurrency)
+	outcomes := make(chan models.DeliveryOutcome, 4*concurrency)
+	recorded := make(chan struct{})
+	go func() { s.record(outcomes); close(recorded) }()
+	dispatched := make(chan struct{})
+	go func() { s.dispatchEvery(ctx, poll); close(dispatched) }()
+	s.claimUntilDone(ctx, poll, make(chan struct{}, concurrency), outcomes)
+	<-dispatched
+	close(outcomes)
+	<-recorded
+}
+
+// dispatchEvery dispatches at every poll until ctx ends, and wakes the claimer when that made deliveries.
+func (s *WebhookSender) dispatchEvery(ctx context.Context, poll time.Duration) {
+	ticker := time.NewTicker(poll)
+	defer ticker.Stop()
+	for {
+		if s.dispatch(ctx) > 0 {
+			s.Wake()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// claimUntilDone claims and sends due deliveries at every poll and wake until ctx ends, then waits for the
+// attempts under way, which hold the slots.
+func (s *WebhookSender) claimUntilDone(ctx context.Context, poll time.Duration, slots chan struct{},
+	outcomes chan<- models.DeliveryOutcome) {
 	var inflight sync.WaitGroup
 	defer inflight.Wait()
 	ticker := time.NewTicker(poll)
 	defer ticker.Stop()
 	lastGauge := time.Time{}
-	for polled := true; ; {
-		if polled {
-			s.dispatch(ctx)
-		}
-		s.claimAndSend(ctx, slots, &inflight)
+	for {
+		s.claimAndSend(ctx, slots, &inflight, outcomes)
 		if time.Since(lastGauge) > 5*time.Second {
 			s.measure(ctx)
 			lastGauge = time.Now()
@@ -126,34 +155,39 @@ func (s *WebhookSender) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
-			polled = true
 		case <-s.wake:
-			polled = false
 		}
 	}
 }
 
-// dispatch turns new changes into deliveries, a batch at a time, until it has caught up.
-func (s *WebhookSender) dispatch(ctx context.Context) {
+// dispatch turns new changes into deliveries, a batch at a time, until it has caught up, and returns how many
+// changes it read.
+func (s *WebhookSender) dispatch(ctx context.Context) int {
+	read := 0
 	for ctx.Err() == nil {
 		n, err := s.store.DispatchChanges(ctx, dispatchBatch, s.build)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.Warn("webhooks: dispatching changes", "error", err)
 			}
-			return
+			return read
 		}
+		read += n
 		if n < dispatchBatch {
-			return
+			return read
 		}
 	}
+	return read
 }
 
 // claimAndSend claims as many due deliveries as there are free slots, reads their subscriptions in one query, and
-// sends each in a goroutine of its own.
-func (s *WebhookSender) claimAndSend(ctx context.Context, slots chan struct{}, inflight *sync.WaitGroup) {
+// sends each in a goroutine of its own. While attempts are under way it waits for half the slots to be free: a
+// claim is a transaction and a read of the subscriptions, which one delivery at a time had cost more than the
+// requests they sent.
+func (s *WebhookSender) claimAndSend(ctx context.Context, slots chan struct{}, inflight *sync.WaitGroup,
+	outcomes chan<- models.DeliveryOutcome) {
 	free := cap(slots) - len(slots)
-	if free == 0 || ctx.Err() != nil {
+	if free == 0 || (free < (cap(slots)+1)/2 && len(slots) > 0) || ctx.Err() != nil {
 		return
 	}
 	now := time.Now()
@@ -161,7 +195,7 @@ func (s *WebhookSender) claimAndSend(ctx context.Context, slots chan struct{}, i
 	if err == nil && len(deliveries) > 0 {
 		var subs map[uint64]*models.Webhook
 		if subs, err = s.store.WebhooksByID(ctx, subscriptionsOf(deliveries)); err == nil {
-			s.sendAll(deliveries, subs, now.Add(s.lease()-recordMargin), slots, inflight)
+			s.sendAll(deliveries, subs, now.Add(s.lease()-recordMargin), slots, inflight, outcomes)
 			return
 		}
 	}
@@ -171,11 +205,11 @@ func (s *WebhookSender) claimAndSend(ctx context.Context, slots chan struct{}, i
 }
 
 // sendAll sends each delivery to its subscription in a goroutine of its own, holding a slot until its outcome is
-// recorded. A delivery whose subscription was deleted meanwhile (with its deliveries) is left.
+// handed to the recorder. A delivery whose subscription was deleted meanwhile (with its deliveries) is left.
 func (s *WebhookSender) sendAll(deliveries []models.WebhookDelivery, subs map[uint64]*models.Webhook,
-	deadline time.Time, slots chan struct{}, inflight *sync.WaitGroup) {
+	deadline time.Time, slots chan struct{}, inflight *sync.WaitGroup, outcomes chan<- models.DeliveryOutcome) {
 	for i := range deliveries {
-		d := deliveries[i]
+		d := &deliveries[i]
 		sub := subs[d.WebhookID]
 		if sub == nil {
 			continue
@@ -184,8 +218,32 @@ func (s *WebhookSender) sendAll(deliveries []models.WebhookDelivery, subs map[ui
 		inflight.Add(1)
 		go func() {
 			defer func() { <-slots; inflight.Done(); s.Wake() }()
-			s.send(&d, sub, deadline)
+			outcomes <- s.send(d, sub, deadline)
 		}()
+	}
+}
+
+// record writes the outcomes it receives until outcomes is closed: the first that arrives with every other
+// already waiting, so that attempts finishing while a batch is written share the next one.
+func (s *WebhookSender) record(outcomes <-chan models.DeliveryOutcome) {
+	for o := range outcomes {
+		batch := []models.DeliveryOutcome{o}
+		for more := true; more; {
+			select {
+			case o, ok := <-outcomes:
+				if !ok {
+					more = false
+					break
+				}
+				batch = append(batch, o)
+			default:
+				more = false
+			}
+		}
+		if err := s.store.FinishDeliveries(context.Background(), batch); err != nil {
+			// Left pending: each is claimed and sent again once its lease ends.
+			s.log.Warn("webhooks: recording attempts", "deliveries", len(batch), "error", err)
+		}
 	}
 }
 
@@ -214,33 +272,28 @@ func (s *WebhookSender) lease() time.Duration {
 	return s.client.Timeout + leaseMargin
 }
 
-// send makes one attempt, which must end by deadline, and records its outcome. So an attempt never runs past the
+// send makes one attempt, which must end by deadline, and returns its outcome. So an attempt never runs past the
 // lease of its claim, after which another instance may claim the delivery and send it again. It runs to its end
 // even while the service stops, so that no answered attempt goes unrecorded.
-func (s *WebhookSender) send(d *models.WebhookDelivery, sub *models.Webhook, deadline time.Time) {
+func (s *WebhookSender) send(d *models.WebhookDelivery, sub *models.Webhook, deadline time.Time) models.DeliveryOutcome {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	body := deliveryBody(d)
-	status, errText := s.post(ctx, sub, d, body)
-	now := time.Now()
-	ok := status >= 200 && status < 300
-	var next time.Time
-	switch {
-	case ok:
+	status, errText := s.post(ctx, sub, d, deliveryBody(d))
+	o := models.DeliveryOutcome{Claim: d, Status: status, Error: errText, At: time.Now(),
+		Sent: status >= 200 && status < 300}
+	if o.Sent {
 		s.sent.Inc()
-	default:
-		if delay, retry := s.retryDelay(d.Attempts); retry {
-			next = now.Add(delay)
-			s.retried.Inc()
-		} else {
-			s.failed.Inc()
-		}
-		s.log.Info("webhooks: delivery failed", "delivery", d.ID, "webhook", d.WebhookID, "attempt", d.Attempts,
-			"status", status, "error", errText, "retry_at", next)
+		return o
 	}
-	if err := s.store.FinishDelivery(context.Background(), d, status, errText, ok, next, now); err != nil {
-		s.log.Warn("webhooks: recording an attempt", "delivery", d.ID, "error", err)
+	if delay, retry := s.retryDelay(d.Attempts); retry {
+		o.Next = o.At.Add(delay)
+		s.retried.Inc()
+	} else {
+		s.failed.Inc()
 	}
+	s.log.Info("webhooks: delivery failed", "delivery", d.ID, "webhook", d.WebhookID, "attempt", d.Attempts,
+		"status", status, "error", errText, "retry_at", o.Next)
+	return o
 }
 
 // post sends the delivery and returns the receiver's status (0 when there was none) and what went wrong.
