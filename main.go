@@ -184,9 +184,9 @@ const (
 )
 
 // maintain runs the database's housekeeping until ctx ends: it refreshes the planner statistics at start and then
-// hourly, folds term-count deltas into the counts, and prunes the change history of what is older than retention.
-// Counts are exact without it (readers add pending deltas); it keeps the delta table, and so the readers' work,
-// small.
+// hourly, folds term-count deltas into the counts, and prunes the change history and the webhook delivery log of
+// what is older than retention. Counts are exact without it (readers add pending deltas); it keeps the delta
+// table, and so the readers' work, small.
 func maintain(ctx context.Context, store *models.Store, retention time.Duration, log *slog.Logger) {
 	refresh := func() {
 		if err := store.RefreshStatistics(ctx); err != nil && ctx.Err() == nil {
@@ -195,8 +195,12 @@ func maintain(ctx context.Context, store *models.Store, retention time.Duration,
 	}
 	refresh()
 	prune := func() {
-		if _, err := store.PruneChanges(ctx, time.Now().Add(-retention)); err != nil && ctx.Err() == nil {
+		cutoff := time.Now().Add(-retention)
+		if _, err := store.PruneChanges(ctx, cutoff); err != nil && ctx.Err() == nil {
 			log.Warn("pruning the change history", "error", err)
+		}
+		if _, err := store.PruneDeliveries(ctx, cutoff); err != nil && ctx.Err() == nil {
+			log.Warn("pruning the webhook delivery log", "error", err)
 		}
 	}
 	prune()

@@ -132,17 +132,23 @@ const pruneBatch = 10000
 // PruneChanges deletes the changes recorded before cutoff and returns how many. It walks the history from its
 // oldest change up to the first one young enough to keep, so it costs nothing when there is nothing to prune.
 func (s *Store) PruneChanges(ctx context.Context, cutoff time.Time) (int64, error) {
-	var pruned int64
+	return s.deleteInBatches(ctx, `DELETE FROM changes WHERE id IN (SELECT id FROM changes WHERE id <
+		COALESCE((SELECT id FROM changes WHERE at >= ? ORDER BY id LIMIT 1), (SELECT MAX(id) + 1 FROM changes))
+		ORDER BY id LIMIT ?)`, cutoff.Unix())
+}
+
+// deleteInBatches runs statement, a DELETE of at most the number its last parameter binds (pruneBatch), with
+// args before that, until it deletes fewer, and returns how many rows it deleted in all.
+func (s *Store) deleteInBatches(ctx context.Context, statement string, args ...any) (int64, error) {
+	var deleted int64
 	for {
-		res := s.db.WithContext(ctx).Exec(`DELETE FROM changes WHERE id IN (SELECT id FROM changes WHERE id <
-			COALESCE((SELECT id FROM changes WHERE at >= ? ORDER BY id LIMIT 1), (SELECT MAX(id) + 1 FROM changes))
-			ORDER BY id LIMIT ?)`, cutoff.Unix(), pruneBatch)
+		res := s.db.WithContext(ctx).Exec(statement, append(args, pruneBatch)...)
 		if res.Error != nil {
-			return pruned, res.Error
+			return deleted, res.Error
 		}
-		pruned += res.RowsAffected
+		deleted += res.RowsAffected
 		if res.RowsAffected < pruneBatch {
-			return pruned, nil
+			return deleted, nil
 		}
 	}
 }

@@ -334,6 +334,17 @@ func recordFailure(db *gorm.DB, o DeliveryOutcome) error {
 		DeliveryPending, o.Claim.Attempts).Updates(values).Error
 }
 
+// PruneDeliveries deletes, from the delivery log, the deliveries made before cutoff that are done (sent or failed)
+// and returns how many. Like PruneChanges it walks the log from its oldest delivery up to the first one young
+// enough to keep, a batch at a time, so it costs nothing when there is nothing to prune; a delivery waiting to be
+// sent (one redelivered long after it was made) is kept whatever its age.
+func (s *Store) PruneDeliveries(ctx context.Context, cutoff time.Time) (int64, error) {
+	return s.deleteInBatches(ctx, `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
+		WHERE status <> ? AND id < COALESCE((SELECT id FROM webhook_deliveries WHERE created_at >= ? ORDER BY id
+			LIMIT 1), (SELECT MAX(id) + 1 FROM webhook_deliveries))
+		ORDER BY id LIMIT ?)`, DeliveryPending, cutoff.UnixMilli())
+}
+
 // DeliveryQueue reports how many deliveries are pending and when the oldest of them was made (zero: none).
 func (s *Store) DeliveryQueue(ctx context.Context) (int64, time.Time, error) {
 	var row struct {

@@ -517,6 +517,51 @@ func TestWebhookLogShowsEachDeliverysOwnAnswer(t *testing.T) {
 	}
 }
 
+// TestWebhookLogIsPrunedWithTheHistory: the maintenance that prunes the change history removes from the delivery
+// log the deliveries sent or failed before its cutoff, and keeps those still waiting to be sent.
+func TestWebhookLogIsPrunedWithTheHistory(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t, fastWebhooks("CALENDAR_WEBHOOK_RETRY_DELAYS", "1h"))
+	admin := app.Token(models.RoleAdministrator)
+	rc := newReceiver(t)
+	rc.answer = func(n int, w http.ResponseWriter, _ *http.Request) bool {
+		if n == 1 { // the first attempt fails, and is retried in an hour
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return false
+		}
+		return true
+	}
+	id, _ := app.subscribe(t, admin, map[string]any{"url": rc.server.URL})
+	app.createEvent(t, admin, eventBody("First", 2))
+	app.createEvent(t, admin, eventBody("Second", 3))
+	app.runSender(t)
+	rc.wait(t, 1, 10*time.Second)
+	logged := func() map[string]int {
+		byStatus := map[string]int{}
+		for _, entry := range app.Get(fmt.Sprintf("/webhooks/%d/deliveries", id), admin).
+			ExpectStatus(t, http.StatusOK).JSON(t)["deliveries"].([]any) {
+			byStatus[entry.(map[string]any)["status"].(string)]++
+		}
+		return byStatus
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for got := logged(); got["sent"] != 1 || got["pending"] != 1; got = logged() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log holds %v, want one sent and one pending", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pruned, err := app.Store.PruneDeliveries(context.Background(), time.Now().Add(-time.Hour)); err != nil || pruned != 0 {
+		t.Fatalf("pruning before the deliveries were made removed %d (%v)", pruned, err)
+	}
+	if pruned, err := app.Store.PruneDeliveries(context.Background(), time.Now().Add(time.Minute)); err != nil || pruned != 1 {
+		t.Fatalf("pruning after the deliveries were made removed %d (%v), want the sent one", pruned, err)
+	}
+	if got := logged(); got["sent"] != 0 || got["pending"] != 1 {
+		t.Errorf("after pruning the log holds %v, want only the pending delivery", got)
+	}
+}
+
 // TestWebhookFailsAfterItsRetriesAndCanBeRedelivered: a delivery that never gets a 2xx within the retry span is
 // marked failed, with the last answer in the log; redelivery sends it again, with the same body.
 func TestWebhookFailsAfterItsRetriesAndCanBeRedelivered(t *testing.T) {

@@ -519,7 +519,9 @@ func apiDescription(cfg config.Config) string {
 			"closed connections and redirects included, which are never followed) is retried after about 1 min, " +
 			"5 min, 30 min, 2 h, 6 h, then every 12 h, for 3 days, then marked failed. One record's deliveries " +
 			"are sent in order. Deliveries wait in the database and survive restarts; instances sharing a " +
-			"PostgreSQL database claim them with row locks, so each is sent by one of them.\n" +
+			"PostgreSQL database claim them with row locks, so each is sent by one of them. The delivery log " +
+			"(`/webhooks/{id}/deliveries`) keeps deliveries sent or failed for `CALENDAR_SYNC_RETENTION` (" +
+			cfg.SyncRetention.String() + " here), as long as the changes; one waiting to be sent stays.\n" +
 			"- A URL whose host is or resolves to a loopback, private, link-local or otherwise non-public address " +
 			"is `400` naming `url`" + map[bool]string{true: " (allowed on this deployment: " +
 			"CALENDAR_WEBHOOK_ALLOW_PRIVATE is on)", false: ""}[cfg.Webhooks.AllowPrivate] + "; the address " +
