@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -162,15 +164,32 @@ type webhookCursor struct {
 
 func (webhookCursor) TableName() string { return "webhook_cursor" }
 
+// DispatchLease is how many of the deliveries a dispatch makes go to its caller to send at once (Max), leased
+// until Until as ClaimDeliveries would lease them: the caller sends them without claiming them.
+type DispatchLease struct {
+	Max   int
+	Until time.Time
+}
+
+// Dispatched is what one DispatchChanges did: how many changes it read, and the deliveries it leased to its caller
+// with their subscriptions.
+type Dispatched struct {
+	Read          int
+	Leased        []WebhookDelivery
+	Subscriptions map[uint64]*Webhook
+}
+
 // DispatchChanges turns the next batch of at most limit changes (created, updated or deleted records; link and
 // count changes are left to sync) into deliveries, in one transaction: build makes the deliveries of the changes,
-// in change order, and the dispatcher's position moves past them with their insertion. Only one instance
-// dispatches at a time (the position's row lock; others skip their turn). With no subscription it only moves the
-// position. It returns how many changes it read.
-func (s *Store) DispatchChanges(ctx context.Context, limit int,
-	build func(tx *Store, subs []Webhook, changes []Change) ([]WebhookDelivery, error)) (int, error) {
-	read := 0
+// in change order, and the dispatcher's position moves past them with their insertion. Up to lease.Max of them,
+// each the only delivery of its subscription and record waiting to be sent, are inserted as claimed by the
+// caller until lease.Until (an attempt counted); the others wait to be claimed. Only one instance dispatches at a
+// time (the position's row lock; others skip their turn). With no subscription it only moves the position.
+func (s *Store) DispatchChanges(ctx context.Context, limit int, lease DispatchLease,
+	build func(tx *Store, subs []Webhook, changes []Change) ([]WebhookDelivery, error)) (Dispatched, error) {
+	var out Dispatched
 	err := s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
+		out = Dispatched{}
 		tx := s.on(db)
 		var cur webhookCursor
 		q := db.Where("id = 1")
@@ -205,26 +224,96 @@ func (s *Store) DispatchChanges(ctx context.Context, limit int,
 				Scan(&changes).Error; err != nil {
 				return err
 			}
-			read = len(changes)
+			out.Read = len(changes)
 			if len(changes) > 0 {
 				deliveries, err := build(tx, subs, changes)
 				if err != nil {
 					return err
 				}
-				if len(deliveries) > 0 {
-					if err := db.CreateInBatches(deliveries, 500).Error; err != nil {
-						return err
-					}
+				if out.Leased, err = tx.insertDeliveries(deliveries, lease); err != nil {
+					return err
 				}
 				cur.AfterID = changes[len(changes)-1].ID
 			}
+		}
+		out.Subscriptions = make(map[uint64]*Webhook, len(subs))
+		for i := range subs {
+			out.Subscriptions[subs[i].ID] = &subs[i]
 		}
 		if len(changes) < limit {
 			cur.FromSeq, cur.FromSnap, cur.Busy, cur.AfterID = cur.UntilSeq, cur.UntilSnap, false, 0
 		}
 		return db.Model(&webhookCursor{}).Where("id = 1").Select("*").Updates(&cur).Error
 	})
-	return read, err
+	if err != nil {
+		return Dispatched{}, err
+	}
+	return out, nil
+}
+
+// deliveryKey names the deliveries that are sent in order: those of one subscription and record.
+type deliveryKey struct {
+	WebhookID uint64
+	Kind      ChangeKind
+	RecordID  uint64
+}
+
+// insertDeliveries inserts new deliveries (at most one per subscription and record, as a dispatch makes them),
+// the first lease.Max of them whose subscription and record have no delivery waiting as claimed until
+// lease.Until, and returns those.
+func (s *Store) insertDeliveries(deliveries []WebhookDelivery, lease DispatchLease) ([]WebhookDelivery, error) {
+	if len(deliveries) == 0 {
+		return nil, nil
+	}
+	waiting, err := s.deliveriesWaiting(deliveries)
+	if err != nil {
+		return nil, err
+	}
+	var leased []int
+	for i := range deliveries {
+		d := &deliveries[i]
+		if len(leased) < lease.Max && !waiting[deliveryKey{d.WebhookID, d.Kind, d.RecordID}] {
+			d.NextAttemptAt, d.Attempts = lease.Until.UnixMilli(), 1
+			leased = append(leased, i)
+		}
+	}
+	if err := s.db.CreateInBatches(deliveries, 500).Error; err != nil {
+		return nil, err
+	}
+	out := make([]WebhookDelivery, len(leased))
+	for j, i := range leased {
+		out[j] = deliveries[i]
+	}
+	return out, nil
+}
+
+// maxKeysPerRead bounds the records one read of deliveriesWaiting names.
+const maxKeysPerRead = 1000
+
+// deliveriesWaiting tells which subscriptions and records of deliveries already have a delivery waiting to be
+// sent, read through the index of pending deliveries by record.
+func (s *Store) deliveriesWaiting(deliveries []WebhookDelivery) (map[deliveryKey]bool, error) {
+	hooks, kinds, records := map[uint64]bool{}, map[ChangeKind]bool{}, map[uint64]bool{}
+	for _, d := range deliveries {
+		hooks[d.WebhookID], kinds[d.Kind], records[d.RecordID] = true, true, true
+	}
+	ids := slices.Collect(maps.Keys(records))
+	waiting := map[deliveryKey]bool{}
+	for start := 0; start < len(ids); start += maxKeysPerRead {
+		var keys []deliveryKey
+		err := s.db.Model(&WebhookDelivery{}).Distinct("webhook_id", "kind", "record_id").
+			Where("status = ? AND webhook_id IN ? AND kind IN ? AND record_id IN ?", DeliveryPending,
+				slices.Collect(maps.Keys(hooks)), slices.Collect(maps.Keys(kinds)),
+				ids[start:min(start+maxKeysPerRead, len(ids))]).
+			Scan(&keys).Error
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			waiting[k] = true
+		}
+	}
+	return waiting, nil
 }
 
 // ClaimDeliveries takes up to limit due deliveries for this instance to send: each is the oldest pending one of

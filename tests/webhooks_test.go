@@ -321,6 +321,37 @@ func (rc *receiver) delivered(t *testing.T, typ string, id any) received {
 	}
 }
 
+// TestWebhookChangeWaitsForTheEarlierOneUnderWay: a record's change made while the delivery of its previous change
+// is still being answered is sent only after that answer, so the receiver gets them in order.
+func TestWebhookChangeWaitsForTheEarlierOneUnderWay(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t, fastWebhooks())
+	admin := app.Token(models.RoleAdministrator)
+	rc := newReceiver(t)
+	asked := make(chan struct{}, 1)
+	rc.answer = func(n int, _ http.ResponseWriter, _ *http.Request) bool {
+		if n == 1 {
+			asked <- struct{}{}
+			time.Sleep(300 * time.Millisecond) // within the 500 ms timeout
+		}
+		return true
+	}
+	app.subscribe(t, admin, map[string]any{"url": rc.server.URL})
+	app.runSender(t)
+	ev := app.createEvent(t, admin, eventBody("Slowly answered", 2))
+	select {
+	case <-asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the creation was not delivered")
+	}
+	app.updateEvent(t, http.MethodPatch, eventPath(ev), admin, map[string]any{"title": "Answered at last"})
+	got := rc.wait(t, 2, 10*time.Second)
+	if got[0].msg.Type != "event.created" || got[1].msg.Type != "event.updated" {
+		t.Errorf("the receiver got %s, then %s; want event.created, then event.updated", got[0].msg.Type,
+			got[1].msg.Type)
+	}
+}
+
 // TestWebhookDeletionCarriesTheRecordAsItWas: after a permanent delete, data is the record in the same shape an
 // administrator's list read gives (the shape its *.created carried), for an event with its venue and terms
 // embedded, a venue and a tag; never the stored columns.

@@ -98,9 +98,9 @@ func (s *WebhookSender) Wake() {
 // Run dispatches and sends until ctx ends, then waits for the attempts under way (each bounded by the timeout),
 // records their outcomes and returns. Claimed deliveries that an abrupt stop leaves unsent are claimed again once
 // their lease ends. Three loops share the work, so that none waits for another: the dispatcher turns new changes
-// into deliveries at each poll; the claimer claims due deliveries at each poll and whenever the dispatcher made
-// some or attempts freed slots; the recorder writes the outcomes of finished attempts, as many at a time as
-// finished while it wrote the last ones.
+// into deliveries at each poll and sends those it could lease at once; the claimer claims the other due
+// deliveries at each poll and whenever attempts ended; the recorder writes the outcomes of ended attempts, as many
+// at a time as ended while it wrote the last ones.
 func (s *WebhookSender) Run(ctx context.Context) {
 	poll, concurrency := s.cfg.Poll, s.cfg.Concurrency
 	if poll <= 0 {
@@ -109,25 +109,36 @@ func (s *WebhookSender) Run(ctx context.Context) {
 	if concurrency <= 0 {
 		concurrency = 16
 	}
-	outcomes := make(chan models.DeliveryOutcome, 4*concurrency)
+	p := &pool{slots: make(chan struct{}, claimAhead*concurrency), attempts: make(chan struct{}, concurrency),
+		outcomes: make(chan models.DeliveryOutcome, 4*concurrency)}
 	recorded := make(chan struct{})
-	go func() { s.record(outcomes); close(recorded) }()
+	go func() { s.record(p.outcomes); close(recorded) }()
 	dispatched := make(chan struct{})
-	go func() { s.dispatchEvery(ctx, poll); close(dispatched) }()
-	s.claimUntilDone(ctx, poll, make(chan struct{}, concurrency), outcomes)
+	go func() { s.dispatchEvery(ctx, poll, p); close(dispatched) }()
+	s.claimEvery(ctx, poll, p)
 	<-dispatched
-	close(outcomes)
+	p.inflight.Wait()
+	close(p.outcomes)
 	<-recorded
 }
 
-// dispatchEvery dispatches at every poll until ctx ends, and wakes the claimer when that made deliveries.
-func (s *WebhookSender) dispatchEvery(ctx context.Context, poll time.Duration) {
+// pool is what the deliveries an instance sends share: a slot each from their claim until their outcome is handed
+// to the recorder (claimAhead per attempt that runs at once), and a slot of attempts for the attempt.
+type pool struct {
+	slots, attempts chan struct{}
+	inflight        sync.WaitGroup
+	outcomes        chan models.DeliveryOutcome
+}
+
+// free is how many deliveries the pool can take now.
+func (p *pool) free() int { return cap(p.slots) - len(p.slots) }
+
+// dispatchEvery dispatches at every poll until ctx ends.
+func (s *WebhookSender) dispatchEvery(ctx context.Context, poll time.Duration, p *pool) {
 	ticker := time.NewTicker(poll)
 	defer ticker.Stop()
 	for {
-		if s.dispatch(ctx) > 0 {
-			s.Wake()
-		}
+		s.dispatch(ctx, p)
 		select {
 		case <-ctx.Done():
 			return
@@ -136,17 +147,17 @@ func (s *WebhookSender) dispatchEvery(ctx context.Context, poll time.Duration) {
 	}
 }
 
-// claimUntilDone claims and sends due deliveries at every poll and wake until ctx ends, then waits for the
-// attempts under way, which hold the slots.
-func (s *WebhookSender) claimUntilDone(ctx context.Context, poll time.Duration, slots chan struct{},
-	outcomes chan<- models.DeliveryOutcome) {
-	var inflight sync.WaitGroup
-	defer inflight.Wait()
+// claimEvery claims and sends due deliveries at every poll until ctx ends, and whenever attempts ended after a
+// claim that found as many as it could take (so more may be due). A claim that finds none waits for the next
+// poll: it walks the queue's index all the same.
+func (s *WebhookSender) claimEvery(ctx context.Context, poll time.Duration, p *pool) {
 	ticker := time.NewTicker(poll)
 	defer ticker.Stop()
 	lastGauge := time.Time{}
-	for {
-		s.claimAndSend(ctx, slots, &inflight, outcomes)
+	for more := true; ; {
+		if more {
+			more = s.claimAndSend(ctx, p)
+		}
 		if time.Since(lastGauge) > 5*time.Second {
 			s.measure(ctx)
 			lastGauge = time.Now()
@@ -155,70 +166,77 @@ func (s *WebhookSender) claimUntilDone(ctx context.Context, poll time.Duration, 
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
+			more = true
 		case <-s.wake:
 		}
 	}
 }
 
-// dispatch turns new changes into deliveries, a batch at a time, until it has caught up, and returns how many
-// changes it read.
-func (s *WebhookSender) dispatch(ctx context.Context) int {
-	read := 0
+// dispatch turns new changes into deliveries, a batch at a time, until it has caught up. Each batch's deliveries
+// that the pool can take are leased to this instance as they are made and sent at once: the claim they would
+// otherwise wait for is a statement that walks the queue's index past every delivery ended since its last vacuum
+// (thousands under load), which had cost as much of the database as the creates that made the deliveries.
+func (s *WebhookSender) dispatch(ctx context.Context, p *pool) {
 	for ctx.Err() == nil {
-		n, err := s.store.DispatchChanges(ctx, dispatchBatch, s.build)
+		now := time.Now()
+		d, err := s.store.DispatchChanges(ctx, dispatchBatch,
+			models.DispatchLease{Max: p.free(), Until: now.Add(s.lease())}, s.build)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.Warn("webhooks: dispatching changes", "error", err)
 			}
-			return read
+			return
 		}
-		read += n
-		if n < dispatchBatch {
-			return read
+		s.sendAll(d.Leased, d.Subscriptions, now.Add(s.lease()-recordMargin), p)
+		if d.Read < dispatchBatch {
+			return
 		}
 	}
-	return read
 }
 
-// claimAndSend claims as many due deliveries as there are free slots, reads their subscriptions in one query, and
-// sends each in a goroutine of its own. While attempts are under way it waits for half the slots to be free: a
-// claim is a transaction and a read of the subscriptions, which one delivery at a time had cost more than the
-// requests they sent.
-func (s *WebhookSender) claimAndSend(ctx context.Context, slots chan struct{}, inflight *sync.WaitGroup,
-	outcomes chan<- models.DeliveryOutcome) {
-	free := cap(slots) - len(slots)
-	if free == 0 || (free < (cap(slots)+1)/2 && len(slots) > 0) || ctx.Err() != nil {
-		return
+// claimAndSend claims as many due deliveries as the pool can take, reads their subscriptions in one query, and
+// sends them. While deliveries are under way it waits for half the pool to be free, so that each claim, a
+// statement that walks the queue's index, serves many deliveries. It tells whether more may be due: it waited, or
+// it found as many as it could take.
+func (s *WebhookSender) claimAndSend(ctx context.Context, p *pool) bool {
+	free := p.free()
+	if free == 0 || (free < (cap(p.slots)+1)/2 && len(p.slots) > 0) || ctx.Err() != nil {
+		return true
 	}
 	now := time.Now()
 	deliveries, err := s.store.ClaimDeliveries(ctx, now, now.Add(s.lease()), free)
 	if err == nil && len(deliveries) > 0 {
 		var subs map[uint64]*models.Webhook
 		if subs, err = s.store.WebhooksByID(ctx, subscriptionsOf(deliveries)); err == nil {
-			s.sendAll(deliveries, subs, now.Add(s.lease()-recordMargin), slots, inflight, outcomes)
-			return
+			s.sendAll(deliveries, subs, now.Add(s.lease()-recordMargin), p)
+			return len(deliveries) == free
 		}
 	}
 	if err != nil && ctx.Err() == nil {
 		s.log.Warn("webhooks: claiming deliveries", "error", err) // claimed again when the lease ends
 	}
+	return false
 }
 
-// sendAll sends each delivery to its subscription in a goroutine of its own, holding a slot until its outcome is
-// handed to the recorder. A delivery whose subscription was deleted meanwhile (with its deliveries) is left.
+// sendAll sends each delivery to its subscription in a goroutine of its own, which holds a slot of the pool until
+// its outcome is handed to the recorder and takes a slot of attempts (first come, first served) for the attempt.
+// A delivery whose subscription was deleted meanwhile (with its deliveries) is left.
 func (s *WebhookSender) sendAll(deliveries []models.WebhookDelivery, subs map[uint64]*models.Webhook,
-	deadline time.Time, slots chan struct{}, inflight *sync.WaitGroup, outcomes chan<- models.DeliveryOutcome) {
+	deadline time.Time, p *pool) {
 	for i := range deliveries {
 		d := &deliveries[i]
 		sub := subs[d.WebhookID]
 		if sub == nil {
 			continue
 		}
-		slots <- struct{}{}
-		inflight.Add(1)
+		p.slots <- struct{}{}
+		p.inflight.Add(1)
 		go func() {
-			defer func() { <-slots; inflight.Done(); s.Wake() }()
-			outcomes <- s.send(d, sub, deadline)
+			defer func() { <-p.slots; p.inflight.Done(); s.Wake() }()
+			p.attempts <- struct{}{}
+			o := s.send(d, sub, deadline)
+			<-p.attempts
+			p.outcomes <- o
 		}()
 	}
 }
@@ -260,16 +278,19 @@ func subscriptionsOf(deliveries []models.WebhookDelivery) []uint64 {
 	return ids
 }
 
-// A claim lasts an attempt's timeout and leaseMargin. The attempt, with the database reads before its request,
-// must end recordMargin before the claim does, which leaves that long to record its outcome.
+// An instance claims up to claimAhead deliveries for each attempt it runs at once, so each delivery it claims
+// waits for at most claimAhead-1 attempts before its own. A claim lasts claimAhead attempts' timeouts and
+// leaseMargin. The attempt, with the database reads before its request, must end recordMargin before the claim
+// does, which leaves that long to record its outcome.
 const (
+	claimAhead   = 16
 	leaseMargin  = 10 * time.Second
 	recordMargin = 5 * time.Second
 )
 
 // lease is how long a claimed delivery is this instance's.
 func (s *WebhookSender) lease() time.Duration {
-	return s.client.Timeout + leaseMargin
+	return claimAhead*s.client.Timeout + leaseMargin
 }
 
 // send makes one attempt, which must end by deadline, and returns its outcome. So an attempt never runs past the
