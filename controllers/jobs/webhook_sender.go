@@ -110,7 +110,7 @@ func (s *WebhookSender) Run(ctx context.Context) {
 		concurrency = 16
 	}
 	p := &pool{slots: make(chan struct{}, claimAhead*concurrency), attempts: make(chan struct{}, concurrency),
-		outcomes: make(chan models.DeliveryOutcome, 4*concurrency)}
+		outcomes: make(chan models.DeliveryOutcome, 4*concurrency), ended: make(chan struct{}, 1)}
 	recorded := make(chan struct{})
 	go func() { s.record(p.outcomes); close(recorded) }()
 	dispatched := make(chan struct{})
@@ -123,11 +123,12 @@ func (s *WebhookSender) Run(ctx context.Context) {
 }
 
 // pool is what the deliveries an instance sends share: a slot each from their claim until their outcome is handed
-// to the recorder (claimAhead per attempt that runs at once), and a slot of attempts for the attempt.
+// to the recorder (claimAhead per attempt that runs at once), and a slot of attempts for the attempt. ended tells
+// the claimer that a delivery freed its slot.
 type pool struct {
-	slots, attempts chan struct{}
-	inflight        sync.WaitGroup
-	outcomes        chan models.DeliveryOutcome
+	slots, attempts, ended chan struct{}
+	inflight               sync.WaitGroup
+	outcomes               chan models.DeliveryOutcome
 }
 
 // free is how many deliveries the pool can take now.
@@ -147,9 +148,9 @@ func (s *WebhookSender) dispatchEvery(ctx context.Context, poll time.Duration, p
 	}
 }
 
-// claimEvery claims and sends due deliveries at every poll until ctx ends, and whenever attempts ended after a
-// claim that found as many as it could take (so more may be due). A claim that finds none waits for the next
-// poll: it walks the queue's index all the same.
+// claimEvery claims and sends due deliveries at every poll and Wake until ctx ends, and whenever deliveries ended
+// after a claim that found as many as it could take (so more may be due). A claim that finds none waits for the
+// next poll: it walks the queue's index all the same.
 func (s *WebhookSender) claimEvery(ctx context.Context, poll time.Duration, p *pool) {
 	ticker := time.NewTicker(poll)
 	defer ticker.Stop()
@@ -168,6 +169,8 @@ func (s *WebhookSender) claimEvery(ctx context.Context, poll time.Duration, p *p
 		case <-ticker.C:
 			more = true
 		case <-s.wake:
+			more = true
+		case <-p.ended:
 		}
 	}
 }
@@ -232,7 +235,14 @@ func (s *WebhookSender) sendAll(deliveries []models.WebhookDelivery, subs map[ui
 		p.slots <- struct{}{}
 		p.inflight.Add(1)
 		go func() {
-			defer func() { <-p.slots; p.inflight.Done(); s.Wake() }()
+			defer func() {
+				<-p.slots
+				p.inflight.Done()
+				select {
+				case p.ended <- struct{}{}:
+				default:
+				}
+			}()
 			p.attempts <- struct{}{}
 			o := s.send(d, sub, deadline)
 			<-p.attempts
