@@ -68,11 +68,16 @@ func (s *Store) WebhooksByID(ctx context.Context, ids []uint64) (map[uint64]*Web
 	if err := s.db.WithContext(ctx).Where("id IN ?", ids).Find(&list).Error; err != nil {
 		return nil, err
 	}
+	return webhooksByID(list), nil
+}
+
+// webhooksByID maps the subscriptions of list by ID.
+func webhooksByID(list []Webhook) map[uint64]*Webhook {
 	out := make(map[uint64]*Webhook, len(list))
 	for i := range list {
 		out[list[i].ID] = &list[i]
 	}
-	return out, nil
+	return out
 }
 
 // Webhook reads one subscription.
@@ -236,10 +241,7 @@ func (s *Store) DispatchChanges(ctx context.Context, limit int, lease DispatchLe
 				cur.AfterID = changes[len(changes)-1].ID
 			}
 		}
-		out.Subscriptions = make(map[uint64]*Webhook, len(subs))
-		for i := range subs {
-			out.Subscriptions[subs[i].ID] = &subs[i]
-		}
+		out.Subscriptions = webhooksByID(subs)
 		if len(changes) < limit {
 			cur.FromSeq, cur.FromSnap, cur.Busy, cur.AfterID = cur.UntilSeq, cur.UntilSnap, false, 0
 		}
@@ -265,9 +267,12 @@ func (s *Store) insertDeliveries(deliveries []WebhookDelivery, lease DispatchLea
 	if len(deliveries) == 0 {
 		return nil, nil
 	}
-	waiting, err := s.deliveriesWaiting(deliveries)
-	if err != nil {
-		return nil, err
+	var waiting map[deliveryKey]bool
+	if lease.Max > 0 {
+		var err error
+		if waiting, err = s.deliveriesWaiting(deliveries); err != nil {
+			return nil, err
+		}
 	}
 	var leased []int
 	for i := range deliveries {
@@ -287,33 +292,24 @@ func (s *Store) insertDeliveries(deliveries []WebhookDelivery, lease DispatchLea
 	return out, nil
 }
 
-// maxKeysPerRead bounds the records one read of deliveriesWaiting names.
-const maxKeysPerRead = 1000
-
 // deliveriesWaiting tells which subscriptions and records of deliveries already have a delivery waiting to be
-// sent, read through the index of pending deliveries by record.
+// sent, in one read through the index of pending deliveries by record (a dispatch's deliveries name at most its
+// batch of changes' records).
 func (s *Store) deliveriesWaiting(deliveries []WebhookDelivery) (map[deliveryKey]bool, error) {
 	hooks, kinds, records := map[uint64]bool{}, map[ChangeKind]bool{}, map[uint64]bool{}
 	for _, d := range deliveries {
 		hooks[d.WebhookID], kinds[d.Kind], records[d.RecordID] = true, true, true
 	}
-	ids := slices.Collect(maps.Keys(records))
-	waiting := map[deliveryKey]bool{}
-	for start := 0; start < len(ids); start += maxKeysPerRead {
-		var keys []deliveryKey
-		err := s.db.Model(&WebhookDelivery{}).Distinct("webhook_id", "kind", "record_id").
-			Where("status = ? AND webhook_id IN ? AND kind IN ? AND record_id IN ?", DeliveryPending,
-				slices.Collect(maps.Keys(hooks)), slices.Collect(maps.Keys(kinds)),
-				ids[start:min(start+maxKeysPerRead, len(ids))]).
-			Scan(&keys).Error
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range keys {
-			waiting[k] = true
-		}
+	var keys []deliveryKey
+	err := s.db.Model(&WebhookDelivery{}).Distinct("webhook_id", "kind", "record_id").
+		Where("status = ? AND webhook_id IN ? AND kind IN ? AND record_id IN ?", DeliveryPending,
+			slices.Collect(maps.Keys(hooks)), slices.Collect(maps.Keys(kinds)), slices.Collect(maps.Keys(records))).
+		Scan(&keys).Error
+	waiting := make(map[deliveryKey]bool, len(keys))
+	for _, k := range keys {
+		waiting[k] = true
 	}
-	return waiting, nil
+	return waiting, err
 }
 
 // ClaimDeliveries takes up to limit due deliveries for this instance to send: each is the oldest pending one of

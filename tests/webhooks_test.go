@@ -126,6 +126,13 @@ func (a *App) subscribe(t *testing.T, admin string, body map[string]any) (uint64
 	return idOf(t, res), res["secret"].(string)
 }
 
+// deliveryLog reads a page of subscription id's delivery log (query: its parameters, if any) as an administrator.
+func (a *App) deliveryLog(t *testing.T, admin string, id uint64, query string) []any {
+	t.Helper()
+	return a.Get(fmt.Sprintf("/webhooks/%d/deliveries?%s", id, query), admin).ExpectStatus(t, http.StatusOK).
+		JSON(t)["deliveries"].([]any)
+}
+
 // verify checks a delivery's signature as a receiver would: HMAC-SHA256 of "<t>.<body>" with the secret.
 func verify(secret string, r received) bool {
 	var ts, sig string
@@ -462,7 +469,7 @@ func TestWebhookFailuresAreRetriedAndLogged(t *testing.T) {
 	var log []any
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		log = app.Get(fmt.Sprintf("/webhooks/%d/deliveries", id), admin).ExpectStatus(t, http.StatusOK).JSON(t)["deliveries"].([]any)
+		log = app.deliveryLog(t, admin, id, "")
 		if len(log) == 1 && log[0].(map[string]any)["status"] == "sent" || time.Now().After(deadline) {
 			break
 		}
@@ -521,8 +528,7 @@ func TestWebhookLogShowsEachDeliverysOwnAnswer(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	for {
-		log := app.Get(fmt.Sprintf("/webhooks/%d/deliveries?per_page=50", id), admin).ExpectStatus(t, http.StatusOK).
-			JSON(t)["deliveries"].([]any)
+		log := app.deliveryLog(t, admin, id, "per_page=50")
 		var wrong []string
 		for _, entry := range log {
 			d := entry.(map[string]any)
@@ -569,8 +575,7 @@ func TestWebhookLogIsPrunedWithTheHistory(t *testing.T) {
 	rc.wait(t, 1, 10*time.Second)
 	logged := func() map[string]int {
 		byStatus := map[string]int{}
-		for _, entry := range app.Get(fmt.Sprintf("/webhooks/%d/deliveries", id), admin).
-			ExpectStatus(t, http.StatusOK).JSON(t)["deliveries"].([]any) {
+		for _, entry := range app.deliveryLog(t, admin, id, "") {
 			byStatus[entry.(map[string]any)["status"].(string)]++
 		}
 		return byStatus
