@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -37,7 +38,7 @@ type WebhookDelivery struct {
 	Kind          ChangeKind `gorm:"not null"`
 	RecordID      uint64     `gorm:"not null"`
 	Type          string     `gorm:"size:32;not null"`
-	Payload       string     `gorm:"not null"`
+	PayloadID     uint64     `gorm:"not null"`
 	Status        string     `gorm:"size:16;not null"`
 	Attempts      int        `gorm:"not null;default:0"`
 	LastStatus    int        `gorm:"not null;default:0"`
@@ -45,7 +46,18 @@ type WebhookDelivery struct {
 	CreatedAt     int64      `gorm:"not null"`
 	NextAttemptAt int64      `gorm:"not null"`
 	DoneAt        int64      `gorm:"not null;default:0"`
+	// Payload is what the delivery carries (a webhookPayload, stored once for every subscription's delivery of
+	// one change): set on the deliveries a dispatch makes and a claim returns, not read with the log.
+	Payload string `gorm:"-"`
 }
+
+// webhookPayload is what the deliveries of one change carry, whatever their subscription.
+type webhookPayload struct {
+	ID      uint64 `gorm:"primaryKey"`
+	Payload string `gorm:"not null"`
+}
+
+func (webhookPayload) TableName() string { return "webhook_payloads" }
 
 // ErrWebhookNotFound is the answer for a subscription or delivery that does not exist.
 var ErrWebhookNotFound = errors.New("models: no such webhook")
@@ -282,6 +294,9 @@ func (s *Store) insertDeliveries(deliveries []WebhookDelivery, lease DispatchLea
 			leased = append(leased, i)
 		}
 	}
+	if err := s.insertPayloads(deliveries); err != nil {
+		return nil, err
+	}
 	if err := s.db.CreateInBatches(deliveries, 500).Error; err != nil {
 		return nil, err
 	}
@@ -290,6 +305,55 @@ func (s *Store) insertDeliveries(deliveries []WebhookDelivery, lease DispatchLea
 		out[j] = deliveries[i]
 	}
 	return out, nil
+}
+
+// insertPayloads stores each payload of deliveries once (the deliveries of one change, one per subscription, carry
+// the same) and names it in their PayloadID.
+func (s *Store) insertPayloads(deliveries []WebhookDelivery) error {
+	var payloads []webhookPayload
+	index := map[string]int{}
+	for _, d := range deliveries {
+		if _, ok := index[d.Payload]; !ok {
+			index[d.Payload] = len(payloads)
+			payloads = append(payloads, webhookPayload{Payload: d.Payload})
+		}
+	}
+	if err := s.db.CreateInBatches(payloads, 500).Error; err != nil {
+		return err
+	}
+	for i := range deliveries {
+		deliveries[i].PayloadID = payloads[index[deliveries[i].Payload]].ID
+	}
+	return nil
+}
+
+// withPayloads sets the Payload of deliveries, read in one statement; a payload missing is an error, not an
+// empty delivery.
+func withPayloads(db *gorm.DB, deliveries []WebhookDelivery) error {
+	if len(deliveries) == 0 {
+		return nil
+	}
+	ids := make([]uint64, len(deliveries))
+	for i, d := range deliveries {
+		ids[i] = d.PayloadID
+	}
+	var payloads []webhookPayload
+	if err := db.Where("id IN ?", ids).Find(&payloads).Error; err != nil {
+		return err
+	}
+	byID := make(map[uint64]string, len(payloads))
+	for _, p := range payloads {
+		byID[p.ID] = p.Payload
+	}
+	for i := range deliveries {
+		d := &deliveries[i]
+		payload, ok := byID[d.PayloadID]
+		if !ok {
+			return fmt.Errorf("models: webhook delivery %d names payload %d, which is not stored", d.ID, d.PayloadID)
+		}
+		d.Payload = payload
+	}
+	return nil
 }
 
 // deliveriesWaiting tells which subscriptions and records of deliveries already have a delivery waiting to be
@@ -336,14 +400,17 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now, lease time.Time, limit
 			// anti-joined every pending delivery on each claim, seconds a claim once a backlog formed.
 			db = s.on(db).PlannedForValues().db
 		}
-		return db.Raw(`WITH due AS MATERIALIZED (SELECT d.id FROM webhook_deliveries d
+		if err := db.Raw(`WITH due AS MATERIALIZED (SELECT d.id FROM webhook_deliveries d
 				WHERE d.status = 'pending' AND d.next_attempt_at <= ?
 				AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.status = 'pending'
 					AND e.webhook_id = d.webhook_id AND e.kind = d.kind AND e.record_id = d.record_id AND e.id < d.id)
 				ORDER BY d.next_attempt_at, d.id LIMIT ?`+locking+`)
 			UPDATE webhook_deliveries SET next_attempt_at = ?, attempts = attempts + 1
 			WHERE id IN (SELECT id FROM due) AND status = 'pending'
-			RETURNING *`, now.UnixMilli(), limit, lease.UnixMilli()).Scan(&out).Error
+			RETURNING *`, now.UnixMilli(), limit, lease.UnixMilli()).Scan(&out).Error; err != nil {
+			return err
+		}
+		return withPayloads(db, out)
 	})
 	return out, err
 }
@@ -424,10 +491,19 @@ func recordFailure(db *gorm.DB, o DeliveryOutcome) error {
 // enough to keep, a batch at a time, so it costs nothing when there is nothing to prune; a delivery waiting to be
 // sent (one redelivered long after it was made) is kept whatever its age.
 func (s *Store) PruneDeliveries(ctx context.Context, cutoff time.Time) (int64, error) {
-	return s.deleteInBatches(ctx, `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
+	pruned, err := s.deleteInBatches(ctx, `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
 		WHERE status <> ? AND id < COALESCE((SELECT id FROM webhook_deliveries WHERE created_at >= ? ORDER BY id
 			LIMIT 1), (SELECT MAX(id) + 1 FROM webhook_deliveries))
 		ORDER BY id LIMIT ?)`, DeliveryPending, cutoff.UnixMilli())
+	if err != nil {
+		return pruned, err
+	}
+	// Then the payloads older than the oldest one a delivery still names: no delivery names them any longer, and
+	// none will, since every delivery of a payload is made in the transaction that stores it.
+	_, err = s.deleteInBatches(ctx, `DELETE FROM webhook_payloads WHERE id IN (SELECT id FROM webhook_payloads
+		WHERE id < COALESCE((SELECT MIN(payload_id) FROM webhook_deliveries), (SELECT MAX(id) + 1 FROM webhook_payloads))
+		ORDER BY id LIMIT ?)`)
+	return pruned, err
 }
 
 // DeliveryQueue reports how many deliveries are pending and when the oldest of them was made (zero: none).

@@ -555,24 +555,25 @@ func TestWebhookLogShowsEachDeliverysOwnAnswer(t *testing.T) {
 }
 
 // TestWebhookLogIsPrunedWithTheHistory: the maintenance that prunes the change history removes from the delivery
-// log the deliveries sent or failed before its cutoff, and keeps those still waiting to be sent.
+// log the deliveries sent or failed before its cutoff, with what they carried, and keeps those still waiting to be
+// sent: redelivered after the pruning, one arrives whole.
 func TestWebhookLogIsPrunedWithTheHistory(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t, fastWebhooks("CALENDAR_WEBHOOK_RETRY_DELAYS", "1h"))
 	admin := app.Token(models.RoleAdministrator)
 	rc := newReceiver(t)
 	rc.answer = func(n int, w http.ResponseWriter, _ *http.Request) bool {
-		if n == 1 { // the first attempt fails, and is retried in an hour
+		if n == 2 { // the second delivery's first attempt fails, and is retried in an hour
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return false
 		}
 		return true
 	}
 	id, _ := app.subscribe(t, admin, map[string]any{"url": rc.server.URL})
-	app.createEvent(t, admin, eventBody("First", 2))
-	app.createEvent(t, admin, eventBody("Second", 3))
 	app.runSender(t)
+	app.createEvent(t, admin, eventBody("First", 2))
 	rc.wait(t, 1, 10*time.Second)
+	app.createEvent(t, admin, eventBody("Second", 3))
 	logged := func() map[string]int {
 		byStatus := map[string]int{}
 		for _, entry := range app.deliveryLog(t, admin, id, "") {
@@ -595,6 +596,15 @@ func TestWebhookLogIsPrunedWithTheHistory(t *testing.T) {
 	}
 	if got := logged(); got["sent"] != 0 || got["pending"] != 1 {
 		t.Errorf("after pruning the log holds %v, want only the pending delivery", got)
+	}
+	if n := app.count(t, "webhook_payloads"); n != 1 {
+		t.Errorf("after pruning %d payloads are stored, want the pending delivery's alone", n)
+	}
+	pending := app.deliveryLog(t, admin, id, "")[0].(map[string]any)
+	app.Do(Request{Method: http.MethodPost, Path: fmt.Sprintf("/webhooks/%d/deliveries/%d/redeliver", id, idOf(t, pending)),
+		Token: admin}).ExpectStatus(t, http.StatusAccepted)
+	if got := rc.wait(t, 2, 10*time.Second)[1]; got.msg.Type != "event.created" || got.msg.Data["title"] != "Second" {
+		t.Errorf("the pending delivery, redelivered after pruning, carried %s", got.body)
 	}
 }
 
