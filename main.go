@@ -175,16 +175,18 @@ func servePprof(addr string, log *slog.Logger) {
 	}
 }
 
-// compactionInterval is how often pending term-count deltas are folded into the counts, statisticsInterval how
-// often the planner statistics are refreshed (SQLite; PostgreSQL's autovacuum does it there).
+// compactionInterval is how often pending term-count deltas are folded into the counts, queueVacuumInterval how
+// often the webhook queue is vacuumed, statisticsInterval how often the planner statistics are refreshed (SQLite;
+// PostgreSQL's autovacuum does it there).
 const (
-	compactionInterval = time.Second
-	statisticsInterval = time.Hour
-	pruneInterval      = 10 * time.Minute
+	compactionInterval  = time.Second
+	queueVacuumInterval = 10 * time.Second
+	statisticsInterval  = time.Hour
+	pruneInterval       = 10 * time.Minute
 )
 
 // maintain runs the database's housekeeping until ctx ends: it refreshes the planner statistics at start and then
-// hourly, folds term-count deltas into the counts, and prunes the change history and the webhook delivery log of
+// hourly, folds term-count deltas into the counts, vacuums the webhook queue, and prunes the change history and the webhook delivery log of
 // what is older than retention. Counts are exact without it (readers add pending deltas); it keeps the delta
 // table, and so the readers' work, small.
 func maintain(ctx context.Context, store *models.Store, retention time.Duration, log *slog.Logger) {
@@ -205,16 +207,21 @@ func maintain(ctx context.Context, store *models.Store, retention time.Duration,
 	}
 	prune()
 	compaction, statistics := time.NewTicker(compactionInterval), time.NewTicker(statisticsInterval)
-	pruning := time.NewTicker(pruneInterval)
+	pruning, queueVacuum := time.NewTicker(pruneInterval), time.NewTicker(queueVacuumInterval)
 	defer compaction.Stop()
 	defer statistics.Stop()
 	defer pruning.Stop()
+	defer queueVacuum.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-pruning.C:
 			prune()
+		case <-queueVacuum.C:
+			if err := store.VacuumWebhookQueue(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("vacuuming the webhook queue", "error", err)
+			}
 		case <-statistics.C:
 			refresh()
 		case <-compaction.C:

@@ -59,6 +59,27 @@ type webhookPayload struct {
 
 func (webhookPayload) TableName() string { return "webhook_payloads" }
 
+// queuedDelivery is a delivery waiting to be sent, in the sender's queue (webhook_queue): a row per pending
+// delivery of the log, with what a claim chooses by. A delivery leaves the queue when it is sent or fails for good.
+// A transaction that writes both rows of a delivery writes its queue row first (a claim locks it to choose it), so
+// that two of them never wait for each other's locks in a cycle.
+type queuedDelivery struct {
+	ID            uint64 `gorm:"primaryKey;autoIncrement:false"`
+	WebhookID     uint64
+	Kind          ChangeKind
+	RecordID      uint64
+	CreatedAt     int64
+	NextAttemptAt int64
+}
+
+func (queuedDelivery) TableName() string { return "webhook_queue" }
+
+// queued is d's row in the queue.
+func queued(d *WebhookDelivery) queuedDelivery {
+	return queuedDelivery{ID: d.ID, WebhookID: d.WebhookID, Kind: d.Kind, RecordID: d.RecordID,
+		CreatedAt: d.CreatedAt, NextAttemptAt: d.NextAttemptAt}
+}
+
 // ErrWebhookNotFound is the answer for a subscription or delivery that does not exist.
 var ErrWebhookNotFound = errors.New("models: no such webhook")
 
@@ -112,6 +133,9 @@ func (s *Store) SaveWebhook(ctx context.Context, w *Webhook) error {
 // DeleteWebhook deletes a subscription and its deliveries.
 func (s *Store) DeleteWebhook(ctx context.Context, id uint64) error {
 	return s.outsideVersion(ctx, func(db *gorm.DB) error {
+		if err := db.Where("webhook_id = ?", id).Delete(&queuedDelivery{}).Error; err != nil {
+			return err
+		}
 		if err := db.Where("webhook_id = ?", id).Delete(&WebhookDelivery{}).Error; err != nil {
 			return err
 		}
@@ -139,16 +163,21 @@ func (s *Store) WebhookDeliveries(ctx context.Context, webhookID uint64, p Page)
 func (s *Store) Redeliver(ctx context.Context, webhookID, id uint64, now time.Time) (*WebhookDelivery, error) {
 	var d WebhookDelivery
 	err := s.outsideVersion(ctx, func(db *gorm.DB) error {
-		res := db.Model(&WebhookDelivery{}).Where("id = ? AND webhook_id = ?", id, webhookID).
-			Updates(map[string]any{"status": DeliveryPending, "attempts": 0, "next_attempt_at": now.UnixMilli(),
-				"done_at": 0})
+		res := db.Where("id = ? AND webhook_id = ?", id, webhookID).Limit(1).Find(&d)
 		if res.Error != nil {
 			return res.Error
 		}
 		if res.RowsAffected == 0 {
 			return ErrWebhookNotFound
 		}
-		return db.Where("id = ?", id).Take(&d).Error
+		d.Status, d.Attempts, d.NextAttemptAt, d.DoneAt = DeliveryPending, 0, now.UnixMilli(), 0
+		q := queued(&d)
+		if err := db.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "id"}},
+			DoUpdates: clause.AssignmentColumns([]string{"next_attempt_at"})}).Create(&q).Error; err != nil {
+			return err
+		}
+		return db.Model(&WebhookDelivery{}).Where("id = ?", id).Updates(map[string]any{"status": d.Status,
+			"attempts": d.Attempts, "next_attempt_at": d.NextAttemptAt, "done_at": d.DoneAt}).Error
 	})
 	if err != nil {
 		return nil, err
@@ -300,6 +329,13 @@ func (s *Store) insertDeliveries(deliveries []WebhookDelivery, lease DispatchLea
 	if err := s.db.CreateInBatches(deliveries, 500).Error; err != nil {
 		return nil, err
 	}
+	queue := make([]queuedDelivery, len(deliveries))
+	for i := range deliveries {
+		queue[i] = queued(&deliveries[i])
+	}
+	if err := s.db.CreateInBatches(queue, 500).Error; err != nil {
+		return nil, err
+	}
 	out := make([]WebhookDelivery, len(leased))
 	for j, i := range leased {
 		out[j] = deliveries[i]
@@ -357,16 +393,16 @@ func withPayloads(db *gorm.DB, deliveries []WebhookDelivery) error {
 }
 
 // deliveriesWaiting tells which subscriptions and records of deliveries already have a delivery waiting to be
-// sent, in one read through the index of pending deliveries by record (a dispatch's deliveries name at most its
-// batch of changes' records).
+// sent, in one read through the queue's index by record (a dispatch's deliveries name at most its batch of
+// changes' records).
 func (s *Store) deliveriesWaiting(deliveries []WebhookDelivery) (map[deliveryKey]bool, error) {
 	hooks, kinds, records := map[uint64]bool{}, map[ChangeKind]bool{}, map[uint64]bool{}
 	for _, d := range deliveries {
 		hooks[d.WebhookID], kinds[d.Kind], records[d.RecordID] = true, true, true
 	}
 	var keys []deliveryKey
-	err := s.db.Model(&WebhookDelivery{}).Distinct("webhook_id", "kind", "record_id").
-		Where("status = ? AND webhook_id IN ? AND kind IN ? AND record_id IN ?", DeliveryPending,
+	err := s.db.Model(&queuedDelivery{}).Distinct("webhook_id", "kind", "record_id").
+		Where("webhook_id IN ? AND kind IN ? AND record_id IN ?",
 			slices.Collect(maps.Keys(hooks)), slices.Collect(maps.Keys(kinds)), slices.Collect(maps.Keys(records))).
 		Scan(&keys).Error
 	waiting := make(map[deliveryKey]bool, len(keys))
@@ -376,9 +412,9 @@ func (s *Store) deliveriesWaiting(deliveries []WebhookDelivery) (map[deliveryKey
 	return waiting, err
 }
 
-// ClaimDeliveries takes up to limit due deliveries for this instance to send: each is the oldest pending one of
-// its subscription and record (so one record's changes go out in order), and is leased until lease: no other
-// instance takes it before then, and one that was taken by an instance that died is taken again after. On
+// ClaimDeliveries takes up to limit due deliveries for this instance to send: each is the oldest one of its
+// subscription and record in the queue (so one record's changes go out in order), and is leased until lease: no
+// other instance takes it before then, and one that was taken by an instance that died is taken again after. On
 // PostgreSQL, rows another instance is claiming are skipped (FOR UPDATE SKIP LOCKED), and a row another instance
 // claimed meanwhile is re-checked and left, so each claim goes to one instance. Each claim counts an attempt.
 func (s *Store) ClaimDeliveries(ctx context.Context, now, lease time.Time, limit int) ([]WebhookDelivery, error) {
@@ -397,17 +433,21 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now, lease time.Time, limit
 				return err
 			}
 			// Planned for its values: a generic plan, made without the instant and the limit, read and
-			// anti-joined every pending delivery on each claim, seconds a claim once a backlog formed.
+			// anti-joined every queued delivery on each claim, seconds a claim once a backlog formed.
 			db = s.on(db).PlannedForValues().db
 		}
-		if err := db.Raw(`WITH due AS MATERIALIZED (SELECT d.id FROM webhook_deliveries d
-				WHERE d.status = 'pending' AND d.next_attempt_at <= ?
-				AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.status = 'pending'
-					AND e.webhook_id = d.webhook_id AND e.kind = d.kind AND e.record_id = d.record_id AND e.id < d.id)
-				ORDER BY d.next_attempt_at, d.id LIMIT ?`+locking+`)
-			UPDATE webhook_deliveries SET next_attempt_at = ?, attempts = attempts + 1
-			WHERE id IN (SELECT id FROM due) AND status = 'pending'
-			RETURNING *`, now.UnixMilli(), limit, lease.UnixMilli()).Scan(&out).Error; err != nil {
+		var ids []uint64
+		if err := db.Raw(`WITH due AS MATERIALIZED (SELECT q.id FROM webhook_queue q
+				WHERE q.next_attempt_at <= ?
+				AND NOT EXISTS (SELECT 1 FROM webhook_queue e
+					WHERE e.webhook_id = q.webhook_id AND e.kind = q.kind AND e.record_id = q.record_id AND e.id < q.id)
+				ORDER BY q.next_attempt_at, q.id LIMIT ?`+locking+`)
+			UPDATE webhook_queue SET next_attempt_at = ? WHERE id IN (SELECT id FROM due)
+			RETURNING id`, now.UnixMilli(), limit, lease.UnixMilli()).Scan(&ids).Error; err != nil || len(ids) == 0 {
+			return err
+		}
+		if err := db.Raw(`UPDATE webhook_deliveries SET next_attempt_at = ?, attempts = attempts + 1 WHERE id IN ?
+			RETURNING *`, lease.UnixMilli(), ids).Scan(&out).Error; err != nil {
 			return err
 		}
 		return withPayloads(db, out)
@@ -455,6 +495,9 @@ func (s *Store) FinishDeliveries(ctx context.Context, outcomes []DeliveryOutcome
 		for status, ids := range sent {
 			for start := 0; start < len(ids); start += maxOutcomesPerStatement {
 				chunk := ids[start:min(start+maxOutcomesPerStatement, len(ids))]
+				if err := db.Where("id IN ?", chunk).Delete(&queuedDelivery{}).Error; err != nil {
+					return err
+				}
 				err := db.Model(&WebhookDelivery{}).Where("id IN ? AND status = ?", chunk, DeliveryPending).
 					Updates(map[string]any{"status": DeliverySent, "done_at": at, "last_status": status,
 						"last_error": ""}).Error
@@ -474,16 +517,24 @@ func (s *Store) FinishDeliveries(ctx context.Context, outcomes []DeliveryOutcome
 	})
 }
 
-// recordFailure records a failed attempt: due again at o.Next, or failed for good.
+// recordFailure records a failed attempt: due again at o.Next, or failed for good (and out of the queue). The
+// queue row is written first, and only while the attempt's claim is the delivery's latest (its attempts).
 func recordFailure(db *gorm.DB, o DeliveryOutcome) error {
+	queue := db.Where(`id = ? AND EXISTS (SELECT 1 FROM webhook_deliveries d
+		WHERE d.id = webhook_queue.id AND d.status = ? AND d.attempts = ?)`, o.Claim.ID, DeliveryPending, o.Claim.Attempts)
 	values := map[string]any{"last_status": o.Status, "last_error": o.Error}
+	var res *gorm.DB
 	if o.Next.IsZero() {
 		values["status"], values["done_at"] = DeliveryFailed, o.At.UnixMilli()
+		res = queue.Delete(&queuedDelivery{})
 	} else {
 		values["next_attempt_at"] = o.Next.UnixMilli()
+		res = queue.Model(&queuedDelivery{}).Update("next_attempt_at", o.Next.UnixMilli())
 	}
-	return db.Model(&WebhookDelivery{}).Where("id = ? AND status = ? AND attempts = ?", o.Claim.ID,
-		DeliveryPending, o.Claim.Attempts).Updates(values).Error
+	if res.Error != nil || res.RowsAffected == 0 {
+		return res.Error
+	}
+	return db.Model(&WebhookDelivery{}).Where("id = ?", o.Claim.ID).Updates(values).Error
 }
 
 // PruneDeliveries deletes, from the delivery log, the deliveries made before cutoff that are done (sent or failed)
@@ -513,9 +564,22 @@ func (s *Store) DeliveryQueue(ctx context.Context) (int64, time.Time, error) {
 		Oldest int64
 	}
 	err := s.db.WithContext(ctx).Raw(`SELECT COUNT(*) AS n, COALESCE(MIN(created_at), 0) AS oldest
-		FROM webhook_deliveries WHERE status = 'pending'`).Scan(&row).Error
+		FROM webhook_queue`).Scan(&row).Error
 	if err != nil || row.Oldest == 0 {
 		return row.N, time.Time{}, err
 	}
 	return row.N, time.UnixMilli(row.Oldest), nil
+}
+
+// VacuumWebhookQueue reclaims, on PostgreSQL, the queue rows of deliveries sent or failed for good and the old
+// versions of those claimed. Until a vacuum removes them, every claim walks their index entries: at a thousand
+// deliveries a second that is tens of thousands within a minute, autovacuum's fastest round, and without end
+// where autovacuum is off. The queue holds only what waits to be sent, so a vacuum takes milliseconds and takes no
+// lock that the sender waits for (nor does it truncate, or start parallel workers: see VacuumTermCounts). SQLite
+// deletes rows in place: a no-op.
+func (s *Store) VacuumWebhookQueue(ctx context.Context) error {
+	if s.dialect != Postgres {
+		return nil
+	}
+	return s.db.WithContext(ctx).Exec("VACUUM (TRUNCATE false, PARALLEL 0) webhook_queue").Error
 }

@@ -827,6 +827,12 @@ func TestTwoInstancesDeliverEachChangeOnce(t *testing.T) {
 			t.Errorf("delivery %s arrived %d times in %d attempts", id, n, attempts)
 		}
 	}
+	// The queue emptied: so must the log's deliveries waiting to be sent (a delivery that left the queue unsent
+	// would never be sent).
+	var unsent int64
+	if err := db.Table("webhook_deliveries").Where("status <> ?", models.DeliverySent).Count(&unsent).Error; err != nil || unsent != 0 {
+		t.Errorf("the queue is empty, and the log holds %d deliveries not sent (%v)", unsent, err)
+	}
 }
 
 // expectAdminOnly sends method to the route pattern as every actor: anonymous callers get 401, every role but
