@@ -354,8 +354,15 @@ func (s *Store) Migrate(ctx context.Context) ([]int64, error) {
 	opts := []goose.ProviderOption{goose.WithGoMigrations(saltRecordPasswords(s.dialect)), goose.WithAllowOutofOrder(true)}
 	if s.dialect == Postgres {
 		dir, dialect = "migrations/postgres", goose.DialectPostgres
-		// Two instances starting at once must not both apply the same migration.
-		locker, err := lock.NewPostgresSessionLocker()
+		// Two instances starting at once must not both apply the same migration. The lock is the schema's (the
+		// migrations write it alone), so that services, or tests, in other schemas of the database do not wait
+		// for it; a waiter tries again every second.
+		var schema string
+		if err := s.db.WithContext(ctx).Raw("SELECT current_schema()").Scan(&schema).Error; err != nil {
+			return nil, err
+		}
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(advisoryKey("migrations\x00"+schema)),
+			lock.WithLockTimeout(1, 300))
 		if err != nil {
 			return nil, err
 		}

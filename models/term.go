@@ -1036,9 +1036,14 @@ func (s *Store) advisoryLock(key string) error {
 	if s.dialect != Postgres {
 		return nil
 	}
+	return s.db.Exec("SELECT pg_advisory_xact_lock(?)", advisoryKey(key)).Error
+}
+
+// advisoryKey is the PostgreSQL advisory lock key named key.
+func advisoryKey(key string) int64 {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(key))
-	return s.db.Exec("SELECT pg_advisory_xact_lock(?)", int64(h.Sum64())).Error
+	return int64(h.Sum64())
 }
 
 // parentOf is the parent ID, 0 for none.
