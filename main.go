@@ -186,9 +186,9 @@ const (
 )
 
 // maintain runs the database's housekeeping until ctx ends: it refreshes the planner statistics at start and then
-// hourly, folds term-count deltas into the counts, vacuums the webhook queue, and prunes the change history and the webhook delivery log of
-// what is older than retention. Counts are exact without it (readers add pending deltas); it keeps the delta
-// table, and so the readers' work, small.
+// hourly, folds term-count deltas into the counts, vacuums the webhook queue, and prunes the change history and
+// the webhook delivery log of what is older than retention. Counts are exact without it (readers add pending
+// deltas); it keeps the delta table, and so the readers' work, small.
 func maintain(ctx context.Context, store *models.Store, retention time.Duration, log *slog.Logger) {
 	refresh := func() {
 		if err := store.RefreshStatistics(ctx); err != nil && ctx.Err() == nil {
