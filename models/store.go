@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"net/url"
 	"runtime"
 	"strconv"
@@ -307,7 +308,9 @@ func (p valuePlannedPool) QueryContext(ctx context.Context, query string, args .
 // such a collision of two writers costs the one PostgreSQL picked a retry rather than a 500. fn must therefore
 // set everything it hands out afresh on every run. (Such deadlocks happen, for one, between an event update that
 // links a venue, which holds the event's row lock and waits for the venue's, and trashing that venue, which
-// holds the venue's and waits for the event's: unlinkEvents.)
+// holds the venue's and waits for the event's: unlinkEvents.) Each retry waits a random while first, growing with
+// the attempts: run again at once, it met the same writers in the same order, and twelve writers relinking and
+// deleting the same few records had one request deadlock on all three of its attempts.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 	for attempt := 1; ; attempt++ {
 		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -319,11 +322,20 @@ func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 		if err == nil || attempt == maxTxAttempts || !isRetryable(err) || ctx.Err() != nil {
 			return err
 		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(rand.N(time.Duration(attempt) * retryBackoff)):
+		}
 	}
 }
 
-// maxTxAttempts bounds how often Tx runs a transaction that PostgreSQL keeps aborting (isRetryable).
-const maxTxAttempts = 3
+// maxTxAttempts bounds how often Tx runs a transaction that PostgreSQL keeps aborting (isRetryable);
+// retryBackoff is the longest wait before the second attempt (the n-th waits up to n-1 times it).
+const (
+	maxTxAttempts = 5
+	retryBackoff  = 20 * time.Millisecond
+)
 
 // RefreshStatistics brings the query planner's statistics up to date on SQLite, which, unlike PostgreSQL's
 // autovacuum, never gathers them by itself: without them it may, for example, walk every upcoming event in start
