@@ -97,17 +97,12 @@ func (s *Store) writeRound(round []*NewEvent, answers map[*NewEvent]error) {
 	}
 }
 
-// insertEventsAgainIfAborted runs insertEvents, and runs it again, up to maxTxAttempts times in all, while
-// PostgreSQL aborts it to break a deadlock or as a serialization failure (isRetryable): an aborted statement wrote
-// nothing. Such deadlocks happen when the links' foreign keys lock the venues, organizers and terms they name
-// while a write that deletes one of them holds its row and waits for the events it updates.
+// insertEventsAgainIfAborted runs insertEvents, and again while PostgreSQL aborts it (runAgainIfAborted). Such
+// deadlocks happen when the links' foreign keys lock the venues, organizers and terms they name while a write that
+// deletes one of them holds its row and waits for the events it updates. The batch runs on behalf of several
+// requests, so no single request's context bounds it.
 func (s *Store) insertEventsAgainIfAborted(events []*NewEvent) error {
-	for attempt := 1; ; attempt++ {
-		err := s.insertEvents(events)
-		if err == nil || attempt == maxTxAttempts || !isRetryable(err) {
-			return err
-		}
-	}
+	return runAgainIfAborted(context.Background(), func() error { return s.insertEvents(events) })
 }
 
 // insertStatementTimeout bounds one batch's statement; it runs on behalf of several requests, so no single

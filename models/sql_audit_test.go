@@ -38,6 +38,7 @@ var reviewedSQL = map[string]string{
 	"event_query.go:linkedTo":                 "table and column are literals of EventsInCategories, EventsWithTags, EventsAtVenues, EventsByOrganizers",
 	"event_query.go:readableBy":               "table is events (EventsVisibleTo) or linkedKind.table (venues, organizers); statuses and user ID bound",
 	"linked.go:LinkedDuplicates":              "EqualFold of the literal column name; the name is bound",
+	"term.go:vacuumSmallTables":               "tables is a literal list of table names from VacuumTermCounts and VacuumWebhookQueue",
 	"changes.go:deleteInBatches":              "statement is one of the literal DELETEs of PruneChanges and PruneDeliveries; the cutoff, status and batch size bound",
 	"webhooks.go:ClaimDeliveries":             "a literal WITH … UPDATE … RETURNING with, on PostgreSQL, the literal locking clause; instants and the limit bound",
 	"linked.go:ListLinked":                    "k.table is venues or organizers (venueKind, organizerKind: unexported, fixed)",

@@ -308,17 +308,26 @@ func (p valuePlannedPool) QueryContext(ctx context.Context, query string, args .
 // such a collision of two writers costs the one PostgreSQL picked a retry rather than a 500. fn must therefore
 // set everything it hands out afresh on every run. (Such deadlocks happen, for one, between an event update that
 // links a venue, which holds the event's row lock and waits for the venue's, and trashing that venue, which
-// holds the venue's and waits for the event's: unlinkEvents.) Each retry waits a random while first, growing with
-// the attempts: run again at once, it met the same writers in the same order, and twelve writers relinking and
-// deleting the same few records had one request deadlock on all three of its attempts.
+// holds the venue's and waits for the event's: unlinkEvents.)
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
-	for attempt := 1; ; attempt++ {
-		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return runAgainIfAborted(ctx, func() error {
+		return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			if err := fn(s.on(tx)); err != nil {
 				return err
 			}
 			return bumpVersion(tx)
 		})
+	})
+}
+
+// runAgainIfAborted runs fn, and runs it again, up to maxTxAttempts times in all, while PostgreSQL aborts it to
+// break a deadlock or as a serialization failure (isRetryable): an aborted transaction or statement wrote nothing.
+// Each retry waits a random while first, growing with the attempts: run again at once, it met the same writers in
+// the same order, and twelve writers relinking and deleting the same few records had one request deadlock on all
+// three of its attempts.
+func runAgainIfAborted(ctx context.Context, fn func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := fn()
 		if err == nil || attempt == maxTxAttempts || !isRetryable(err) || ctx.Err() != nil {
 			return err
 		}
@@ -330,8 +339,8 @@ func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 	}
 }
 
-// maxTxAttempts bounds how often Tx runs a transaction that PostgreSQL keeps aborting (isRetryable);
-// retryBackoff is the longest wait before the second attempt (the n-th waits up to n-1 times it).
+// maxTxAttempts bounds how often runAgainIfAborted runs what PostgreSQL keeps aborting; retryBackoff is the
+// longest wait before the second attempt (the n-th waits up to n-1 times it).
 const (
 	maxTxAttempts = 5
 	retryBackoff  = 20 * time.Millisecond

@@ -1003,10 +1003,16 @@ func (s *Store) CompactTermCounts(ctx context.Context) (int, error) {
 // writers, and compaction with it. Nor does it start parallel workers, which cost more than these small indexes
 // take to vacuum. SQLite deletes rows in place: a no-op.
 func (s *Store) VacuumTermCounts(ctx context.Context) error {
+	return s.vacuumSmallTables(ctx, "term_count_deltas, categories, tags")
+}
+
+// vacuumSmallTables vacuums tables, a trusted list of small, busy tables, on PostgreSQL, without truncating them
+// or starting parallel workers (see VacuumTermCounts); SQLite deletes rows in place: a no-op.
+func (s *Store) vacuumSmallTables(ctx context.Context, tables string) error {
 	if s.dialect != Postgres {
 		return nil
 	}
-	return s.db.WithContext(ctx).Exec("VACUUM (TRUNCATE false, PARALLEL 0) term_count_deltas, categories, tags").Error
+	return s.db.WithContext(ctx).Exec("VACUUM (TRUNCATE false, PARALLEL 0) " + tables).Error
 }
 
 // lockTermNames serialises writers of the same term names (PostgreSQL; SQLite already runs one writer at a time),

@@ -575,11 +575,7 @@ func (s *Store) DeliveryQueue(ctx context.Context) (int64, time.Time, error) {
 // versions of those claimed. Until a vacuum removes them, every claim walks their index entries: at a thousand
 // deliveries a second that is tens of thousands within a minute, autovacuum's fastest round, and without end
 // where autovacuum is off. The queue holds only what waits to be sent, so a vacuum takes milliseconds and takes no
-// lock that the sender waits for (nor does it truncate, or start parallel workers: see VacuumTermCounts). SQLite
-// deletes rows in place: a no-op.
+// lock that the sender waits for.
 func (s *Store) VacuumWebhookQueue(ctx context.Context) error {
-	if s.dialect != Postgres {
-		return nil
-	}
-	return s.db.WithContext(ctx).Exec("VACUUM (TRUNCATE false, PARALLEL 0) webhook_queue").Error
+	return s.vacuumSmallTables(ctx, "webhook_queue")
 }

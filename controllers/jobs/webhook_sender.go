@@ -150,7 +150,7 @@ func (s *WebhookSender) dispatchEvery(ctx context.Context, poll time.Duration, p
 
 // claimEvery claims and sends due deliveries at every poll and Wake until ctx ends, and whenever deliveries ended
 // after a claim that found as many as it could take (so more may be due). A claim that finds none waits for the
-// next poll: it walks the queue's index all the same.
+// next poll: it is a statement all the same.
 func (s *WebhookSender) claimEvery(ctx context.Context, poll time.Duration, p *pool) {
 	ticker := time.NewTicker(poll)
 	defer ticker.Stop()
@@ -176,9 +176,8 @@ func (s *WebhookSender) claimEvery(ctx context.Context, poll time.Duration, p *p
 }
 
 // dispatch turns new changes into deliveries, a batch at a time, until it has caught up. Each batch's deliveries
-// that the pool can take are leased to this instance as they are made and sent at once: the claim they would
-// otherwise wait for is a statement that walks the queue's index past every delivery ended since its last vacuum
-// (thousands under load), which had cost as much of the database as the creates that made the deliveries.
+// that the pool can take are leased to this instance as they are made and sent at once, without waiting for the
+// claimer's next poll and a claim statement of their own.
 func (s *WebhookSender) dispatch(ctx context.Context, p *pool) {
 	for ctx.Err() == nil {
 		now := time.Now()
@@ -199,7 +198,7 @@ func (s *WebhookSender) dispatch(ctx context.Context, p *pool) {
 
 // claimAndSend claims as many due deliveries as the pool can take, reads their subscriptions in one query, and
 // sends them. While deliveries are under way it waits for half the pool to be free, so that each claim, a
-// statement that walks the queue's index, serves many deliveries. It tells whether more may be due: it waited, or
+// transaction of its own, serves many deliveries. It tells whether more may be due: it waited, or
 // it found as many as it could take.
 func (s *WebhookSender) claimAndSend(ctx context.Context, p *pool) bool {
 	free := p.free()
