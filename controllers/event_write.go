@@ -54,7 +54,8 @@ type eventWrite struct {
 	slug string
 	// links are the linked records sent, resolved to IDs in the transaction.
 	links models.EventLinkIDs
-	// found are the existing linked records the write named, read in one statement while resolving the links.
+	// found are the existing linked records the write named, read in one statement (eventRefs): by an update
+	// before it locks the event, else while resolving the links.
 	found *models.FoundRefs
 }
 
@@ -371,11 +372,14 @@ func termRefs(p endpoint.Opt[LinksParam]) ([]string, error) {
 // empty: it removes the links.
 func (ec *EventController) resolveEventLinks(tx *models.Store, _ *models.Event, w *eventWrite, invalid map[string]string) error {
 	in := w.in
-	found, err := tx.FindEventRefs(eventRefs(in))
-	if err != nil {
-		return err
+	found := w.found
+	if found == nil { // not read yet, or read and naming nothing: then reading again costs no statement
+		var err error
+		if found, err = tx.FindEventRefs(eventRefs(in)); err != nil {
+			return err
+		}
+		w.found = found
 	}
-	w.found = found
 	resolvers := []struct {
 		param endpoint.Opt[LinksParam]
 		dst   *[]uint64

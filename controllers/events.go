@@ -300,7 +300,9 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 	}
 	e, err := ec.Store.UpdateEvent(c.Request.Context(), models.EventUpdate{EventChange: ec.change(c, ref, user),
 		Trash: in.Status.V == models.StatusTrash, Edit: seriesEdit(in), Clock: ec.seriesClock(w.now),
-		Apply: func(tx *models.Store, e *models.Event) (models.EventLinkIDs, error) {
+		Refs: eventRefs(&in.EventFields),
+		Apply: func(tx *models.Store, e *models.Event, found *models.FoundRefs) (models.EventLinkIDs, error) {
+			w.found = found
 			err := ec.applyEventWrite(tx, e, w)
 			return w.links, err
 		}})

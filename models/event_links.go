@@ -56,21 +56,34 @@ type eventLink struct {
 }
 
 // The columns of an eventLink (after kind, event and position) for each kind of record: venues (v, with their
-// image i), organizers (o, with i), categories (c) and tags (t), as eventRefsSQL reads them.
+// image i), organizers (o, with i), categories (c) and tags (t), as eventRefsSQL reads them. The columns a kind
+// lacks are typed NULLs, so that each kind's select, also on its own in a sub-select (eventRefsKeySharedSQL), has
+// the types of the others.
 var (
 	venueLinkColumns = `v.id, v.author_id, v.status, v.trashed_status, v.password, v.name, v.description, v.excerpt,
 	v.slug, v.image_id, v.address, v.city, v.country, v.province, v.state, v.zip, v.phone, v.website, v.stateprovince,
 	'' AS email, v.show_map, v.show_map_link, v.geo_lat, v.geo_lng, v.published_at, v.created_at, v.updated_at,
 	i.url AS image_url, i.extension AS image_ext, i.created_at AS image_created, '' AS name_key,
-	CAST(NULL AS bigint) AS parent_id, 0 AS count`
+	` + nullBigint + ` AS parent_id, 0 AS count`
 	organizerLinkColumns = `o.id, o.author_id, o.status, o.trashed_status, o.password, o.name, o.description,
-	o.excerpt, o.slug, o.image_id, '', '', '', '', '', '', o.phone, o.website, '', o.email, FALSE, FALSE, NULL, NULL,
-	o.published_at, o.created_at, o.updated_at, i.url, i.extension, i.created_at, '', NULL, 0`
-	categoryLinkColumns = `c.id, 0, '', '', '', c.name, c.description, '', c.slug, NULL, '', '', '', '', '', '', '',
-	'', '', '', FALSE, FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, c.name_key, c.parent_id, ` +
+	o.excerpt, o.slug, o.image_id, '', '', '', '', '', '', o.phone, o.website, '', o.email, FALSE, FALSE, ` +
+		nullFloat + `, ` + nullFloat + `, o.published_at, o.created_at, o.updated_at, i.url, i.extension, i.created_at,
+	'', ` + nullBigint + `, 0`
+	categoryLinkColumns = `c.id, 0, '', '', '', c.name, c.description, '', c.slug, ` + nullBigint + `, '', '', '', '',
+	'', '', '', '', '', '', FALSE, FALSE, ` + termLinkNulls + `, c.name_key, c.parent_id, ` +
 		CategoryTaxonomy.countExpr("c")
-	tagLinkColumns = `t.id, 0, '', '', '', t.name, t.description, '', t.slug, NULL, '', '', '', '', '', '', '', '', '',
-	'', FALSE, FALSE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, t.name_key, NULL, ` + TagTaxonomy.countExpr("t")
+	tagLinkColumns = `t.id, 0, '', '', '', t.name, t.description, '', t.slug, ` + nullBigint + `, '', '', '', '', '',
+	'', '', '', '', '', FALSE, FALSE, ` + termLinkNulls + `, t.name_key, ` + nullBigint + `, ` + TagTaxonomy.countExpr("t")
+)
+
+// Typed NULLs for the columns of an eventLink a kind of record lacks.
+const (
+	nullBigint = "CAST(NULL AS bigint)"
+	nullFloat  = "CAST(NULL AS double precision)"
+	nullTime   = "CAST(NULL AS timestamptz)"
+	// termLinkNulls are the columns from geo_lat to image_created, which terms lack.
+	termLinkNulls = nullFloat + ", " + nullFloat + ", " + nullTime + ", " + nullTime + ", " + nullTime + ", NULL, NULL, " +
+		nullTime
 )
 
 // scanEventLinks runs query, whose columns are an eventLink's in order (eventRefsSQL), and reads its rows.
@@ -353,7 +366,8 @@ const maxRefreshedEvents = 10000
 // that venue, organizer or term), and writes the link lists of the events it unlinks. The caller has locked the
 // record (so no link to it can be added meanwhile); the events are locked before their links are deleted, in ID
 // order, as event writes lock an event before changing its links (LockEvent), so that the lists are written from
-// link rows no other transaction is changing. The lists of the series that link to it are written first
+// link rows no other transaction is changing. An event update locks the records it names before its event
+// (LockEventRefs), so it and this lock a record and its events in one order. The lists of the series that link to it are written first
 // (unlinkSeries). joinTable and joinColumn are the trusted names of a link table.
 func (s *Store) unlinkEvents(joinTable, joinColumn string, id uint64, unlink func() error) error {
 	if err := s.unlinkSeries(joinTable, id); err != nil {

@@ -1,6 +1,9 @@
 package models
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // EventRefs are the existing records an event write names: venues and organizers by ID, categories and tags by
 // ID, slug or name (the refs ResolveCategories and ResolveTags take).
@@ -30,33 +33,62 @@ type foundTerms struct {
 // eventRefsSQL reads, in one statement, the venues and organizers with these IDs (with their images) and the
 // categories and tags named by ID, slug or name key (with their current counts). Its rows are eventLinks without
 // an event (0).
-var eventRefsSQL = venuesAndOrganizersSQL + `
-UNION ALL
-SELECT 'c', 0, 0, ` + categoryLinkColumns + `
-	FROM categories c WHERE c.id IN @cat_ids OR c.slug IN @cat_slugs OR c.name_key IN @cat_keys
-UNION ALL
-SELECT 't', 0, 0, ` + tagLinkColumns + `
-	FROM tags t WHERE t.id IN @tag_ids OR t.slug IN @tag_slugs OR t.name_key IN @tag_keys`
+var eventRefsSQL = unionAll(venueRefsSQL, organizerRefsSQL, categoryRefsSQL, tagRefsSQL)
+
+// eventRefsKeySharedSQL is eventRefsSQL that also takes the FOR KEY SHARE lock of every record it reads (the lock
+// a link row's foreign key takes), which PostgreSQL allows in a sub-select of a UNION but not in its branches.
+var eventRefsKeySharedSQL = unionAll(keyShared(venueRefsSQL, "v"), keyShared(organizerRefsSQL, "o"),
+	keyShared(categoryRefsSQL, "c"), keyShared(tagRefsSQL, "t"))
 
 // linkedRecordsSQL is eventRefsSQL for records named by ID alone, as the link rows of events name them: every
 // branch reads its table by primary key, where the slug and name alternatives had PostgreSQL scan all the tags and
 // plan a larger statement.
-var linkedRecordsSQL = venuesAndOrganizersSQL + `
-UNION ALL
-SELECT 'c', 0, 0, ` + categoryLinkColumns + ` FROM categories c WHERE c.id IN @categories
-UNION ALL
-SELECT 't', 0, 0, ` + tagLinkColumns + ` FROM tags t WHERE t.id IN @tags`
+var linkedRecordsSQL = unionAll(venueRefsSQL, organizerRefsSQL,
+	`SELECT 'c', 0, 0, `+categoryLinkColumns+` FROM categories c WHERE c.id IN @categories`,
+	`SELECT 't', 0, 0, `+tagLinkColumns+` FROM tags t WHERE t.id IN @tags`)
 
-// venuesAndOrganizersSQL is the first two branches of eventRefsSQL and linkedRecordsSQL.
-var venuesAndOrganizersSQL = `SELECT 'v' AS kind, 0 AS event_id, 0 AS position, ` + venueLinkColumns + `
-	FROM venues v LEFT JOIN images i ON i.id = v.image_id WHERE v.id IN @venues
-UNION ALL
-SELECT 'o', 0, 0, ` + organizerLinkColumns + `
+// The branches of eventRefsSQL, one per kind of record; the first names the columns.
+var (
+	venueRefsSQL = `SELECT 'v' AS kind, 0 AS event_id, 0 AS position, ` + venueLinkColumns + `
+	FROM venues v LEFT JOIN images i ON i.id = v.image_id WHERE v.id IN @venues`
+	organizerRefsSQL = `SELECT 'o', 0, 0, ` + organizerLinkColumns + `
 	FROM organizers o LEFT JOIN images i ON i.id = o.image_id WHERE o.id IN @organizers`
+	categoryRefsSQL = `SELECT 'c', 0, 0, ` + categoryLinkColumns + `
+	FROM categories c WHERE c.id IN @cat_ids OR c.slug IN @cat_slugs OR c.name_key IN @cat_keys`
+	tagRefsSQL = `SELECT 't', 0, 0, ` + tagLinkColumns + `
+	FROM tags t WHERE t.id IN @tag_ids OR t.slug IN @tag_slugs OR t.name_key IN @tag_keys`
+)
+
+// unionAll joins selects into one statement that returns the rows of each.
+func unionAll(selects ...string) string {
+	return strings.Join(selects, "\nUNION ALL\n")
+}
+
+// keyShared is a select that takes the FOR KEY SHARE lock of the rows it reads from the table aliased alias.
+func keyShared(sel, alias string) string {
+	return "SELECT * FROM (" + sel + " FOR KEY SHARE OF " + alias + ") " + alias + "_locked"
+}
 
 // FindEventRefs reads every record refs name, in one statement (nothing when refs name nothing). Categories or
 // tags whose refs do not parse are not looked up: their resolver reports the error.
 func (s *Store) FindEventRefs(refs EventRefs) (*FoundRefs, error) {
+	return s.findEventRefs(refs, eventRefsSQL)
+}
+
+// LockEventRefs is FindEventRefs that, on PostgreSQL, also holds a FOR KEY SHARE lock on every record it finds
+// until the transaction ends: that record can then be neither deleted nor have its key changed, while a change of
+// its other columns can go on. An update of an event takes these locks before it locks the event, because the
+// foreign keys of the link rows it writes take them anyway, and a trashing or deletion of a record locks the
+// record before the events that link to it (unlinkEvents). Taken after the event's, they had the two wait for each
+// other until PostgreSQL aborted one.
+func (s *Store) LockEventRefs(refs EventRefs) (*FoundRefs, error) {
+	if s.dialect != Postgres {
+		return s.FindEventRefs(refs)
+	}
+	return s.findEventRefs(refs, eventRefsKeySharedSQL)
+}
+
+func (s *Store) findEventRefs(refs EventRefs, query string) (*FoundRefs, error) {
 	cats, catErr := parseTermRefs(CategoryTaxonomy, refs.Categories)
 	tags, tagErr := parseTermRefs(TagTaxonomy, refs.Tags)
 	if catErr != nil {
@@ -70,7 +102,7 @@ func (s *Store) FindEventRefs(refs EventRefs) (*FoundRefs, error) {
 	}
 	catIDs, catSlugs, catKeys := cats.lookups()
 	tagIDs, tagSlugs, tagKeys := tags.lookups()
-	rows, err := scanEventLinks(s.db.Raw(eventRefsSQL, map[string]any{
+	rows, err := scanEventLinks(s.db.Raw(query, map[string]any{
 		"venues": nonEmptyIDs(refs.Venues), "organizers": nonEmptyIDs(refs.Organizers),
 		"cat_ids": nonEmptyIDs(catIDs), "cat_slugs": nonEmpty(catSlugs), "cat_keys": nonEmpty(catKeys),
 		"tag_ids": nonEmptyIDs(tagIDs), "tag_slugs": nonEmpty(tagSlugs), "tag_keys": nonEmpty(tagKeys),

@@ -25,10 +25,20 @@ type EventUpdate struct {
 	// Edit is what the update sends that the series rules read, and Clock when it happens.
 	Edit  SeriesEdit
 	Clock SeriesClock
+	// Refs are the existing records the values sent name. UpdateEvent reads them, and locks them against
+	// deletion (LockEventRefs), before it locks the event.
+	Refs EventRefs
 	// Apply writes the values sent into e, reading through tx and creating the records they name (terms, inline
-	// venues and organizers, images), and returns the links sent. It runs once, on the event the update changes
-	// (for scope=following, the new series record).
-	Apply func(tx *Store, e *Event) (EventLinkIDs, error)
+	// venues and organizers, images), and returns the links sent; found are the records of Refs. It runs once, on
+	// the event the update changes (for scope=following, the new series record).
+	Apply func(tx *Store, e *Event, found *FoundRefs) (EventLinkIDs, error)
+	// found are the records of Refs, as UpdateEvent read them in its transaction.
+	found *FoundRefs
+}
+
+// apply runs u.Apply on e with the records UpdateEvent found.
+func (u EventUpdate) apply(tx *Store, e *Event) (EventLinkIDs, error) {
+	return u.Apply(tx, e, u.found)
 }
 
 // EventLinkIDs are the venues, organizers, categories and tags a write sets; a nil list was not sent.
@@ -154,13 +164,19 @@ func (s *Store) createInTransaction(ctx context.Context, c EventCreation) (*Even
 // UpdateEvent changes an event in one transaction of its own and returns it as saved, with its links. In this
 // order: a caller who may not write events is Forbidden; an unknown event is rest-event-not-found; a caller who
 // may not edit it is Forbidden, and so is one who may not delete it when u.Trash; then u.Check; then a scope
-// sent for an event that is not an occurrence is refused; then u.Apply with the series rules.
+// sent for an event that is not an occurrence is refused; then u.Apply with the series rules. The records u names
+// are read and locked first (LockEventRefs).
 func (s *Store) UpdateEvent(ctx context.Context, u EventUpdate) (*Event, error) {
 	if !u.Caller.CanCreate() {
 		return nil, Forbidden()
 	}
 	var out *Event
 	err := s.Tx(ctx, func(tx *Store) error {
+		found, err := tx.LockEventRefs(u.Refs)
+		if err != nil {
+			return err
+		}
+		u.found = found
 		e, err := tx.lockEventFor(u.EventChange, (*User).CanEdit)
 		if err != nil {
 			return err

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"gorm.io/gorm"
 )
 
 // eventApply is a create's Apply as a handler writes one: the title, an hour from now, the status the caller may
@@ -201,8 +204,8 @@ func TestEventUpdatesOwnTheirRules(t *testing.T) {
 	contributor := testUser(t, s, "contributor", RoleContributor)
 	subscriber := testUser(t, s, "subscriber", RoleSubscriber)
 	concert := createEvent(t, s, author, "Concert", "Music")
-	retitle := func(title string, calls *int) func(*Store, *Event) (EventLinkIDs, error) {
-		return func(tx *Store, e *Event) (EventLinkIDs, error) {
+	retitle := func(title string, calls *int) func(*Store, *Event, *FoundRefs) (EventLinkIDs, error) {
+		return func(tx *Store, e *Event, _ *FoundRefs) (EventLinkIDs, error) {
 			*calls++
 			e.Title = title
 			return EventLinkIDs{}, nil
@@ -265,7 +268,7 @@ func TestEventUpdatesOwnTheirRules(t *testing.T) {
 	t.Run("an Apply that fails after saving leaves the event as it was", func(t *testing.T) {
 		bad := InvalidParam("title", "must not be empty")
 		_, err := s.UpdateEvent(ctx, EventUpdate{EventChange: EventChange{Caller: author, ID: concert.ID},
-			Apply: func(tx *Store, e *Event) (EventLinkIDs, error) {
+			Apply: func(tx *Store, e *Event, _ *FoundRefs) (EventLinkIDs, error) {
 				e.Title = "Half done"
 				if err := tx.SaveEvent(e); err != nil {
 					return EventLinkIDs{}, err
@@ -290,7 +293,7 @@ func TestEventUpdatesOwnTheirRules(t *testing.T) {
 		own := createEvent(t, s, contributor, "Draft idea")
 		var calls int
 		e, err := s.UpdateEvent(ctx, EventUpdate{EventChange: EventChange{Caller: contributor, ID: own.ID},
-			Trash: true, Apply: func(tx *Store, e *Event) (EventLinkIDs, error) {
+			Trash: true, Apply: func(tx *Store, e *Event, _ *FoundRefs) (EventLinkIDs, error) {
 				calls++
 				e.TrashedStatus, e.Status = e.Status, StatusTrash
 				return EventLinkIDs{}, nil
@@ -359,5 +362,75 @@ func TestEventRemovalsOwnTheirRules(t *testing.T) {
 	}
 	if _, err := s.EventByID(concert.ID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("the deleted event is still there: %v", err)
+	}
+}
+
+// TestEventUpdatesLockTheRecordsTheyNameBeforeTheEvent holds an event's row lock while an update of it that names
+// a venue starts: the update must already hold the venue against deletion (FOR KEY SHARE) while it waits for the
+// event. Trashing or deleting a venue locks it before its events (unlinkEvents); an update that locked the event
+// first and the venue after, when writing its link, had the two wait for each other until PostgreSQL aborted one.
+func TestEventUpdatesLockTheRecordsTheyNameBeforeTheEvent(t *testing.T) {
+	ctx := context.Background()
+	s := testStore(t)
+	if s.Dialect() != Postgres {
+		t.Skip("SQLite runs one write transaction at a time: it takes no row locks")
+	}
+	author := testUser(t, s, "author", RoleAuthor)
+	concert := createEvent(t, s, author, "Concert")
+	hall := &Venue{AuthorID: author.ID, Status: StatusPublish, Name: "Hall", PublishedAt: time.Now().UTC()}
+	if err := s.Tx(ctx, func(tx *Store) error { return CreateLinked[Venue](tx, hall) }); err != nil {
+		t.Fatal(err)
+	}
+
+	holder := s.db.Begin()
+	defer holder.Rollback()
+	if err := holder.Exec("SELECT id FROM events WHERE id = ? FOR UPDATE", concert.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	updated := make(chan error, 1)
+	go func() {
+		_, err := s.UpdateEvent(ctx, EventUpdate{EventChange: EventChange{Caller: author, ID: concert.ID},
+			Refs: EventRefs{Venues: []uint64{hall.ID}},
+			Apply: func(_ *Store, _ *Event, found *FoundRefs) (EventLinkIDs, error) {
+				venues, _ := FoundLinked[Venue](found, []uint64{hall.ID})
+				if len(venues) != 1 {
+					return EventLinkIDs{}, errors.New("the venue named was not found")
+				}
+				return EventLinkIDs{Venues: []uint64{hall.ID}}, nil
+			}})
+		updated <- err
+	}()
+
+	// The update is waiting for the event; the venue must be locked already, which a NOWAIT lock tells.
+	held := false
+	for deadline := time.Now().Add(10 * time.Second); !held && time.Now().Before(deadline); {
+		err := s.db.Transaction(func(tx *gorm.DB) error {
+			return tx.Exec("SELECT id FROM venues WHERE id = ? FOR UPDATE NOWAIT", hall.ID).Error
+		})
+		var pgErr *pgconn.PgError
+		switch {
+		case errors.As(err, &pgErr) && pgErr.Code == "55P03": // lock_not_available
+			held = true
+		case err != nil:
+			t.Fatal(err)
+		default:
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if !held {
+		t.Fatal("an update waiting for its event's lock does not hold the venue it names")
+	}
+	if err := holder.Rollback().Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-updated; err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.EventWithLinks(concert.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Venues) != 1 || e.Venues[0].ID != hall.ID {
+		t.Fatalf("venues after the update: %+v", e.Venues)
 	}
 }

@@ -101,7 +101,7 @@ func (s *Store) updateSingle(e *Event, u EventUpdate) error {
 	if err != nil {
 		return err
 	}
-	links, err := u.Apply(s, e)
+	links, err := u.apply(s, e)
 	if err != nil {
 		return err
 	}
@@ -252,7 +252,7 @@ func setSeriesLinks(e *Event, ser *EventSeries, l EventLinkIDs) {
 // series record gets the series' links and listing back.
 func (s *Store) endSeries(e *Event, u EventUpdate) error {
 	ser := e.Series
-	sent, err := u.Apply(s, e)
+	sent, err := u.apply(s, e)
 	if err != nil {
 		return err
 	}
@@ -287,7 +287,7 @@ func (s *Store) endSeries(e *Event, u EventUpdate) error {
 func (s *Store) updateSeries(e *Event, u EventUpdate) error {
 	ser := *e.Series
 	prev := *e
-	sent, err := u.Apply(s, e)
+	sent, err := u.apply(s, e)
 	if err != nil {
 		return err
 	}

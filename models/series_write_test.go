@@ -93,7 +93,7 @@ func seriesRule(t *testing.T, s *Store, id uint64) string {
 // update changes event id as caller: apply writes the values, fields names them.
 func update(s *Store, caller *User, id uint64, edit SeriesEdit, apply func(*Event)) (*Event, error) {
 	return s.UpdateEvent(context.Background(), EventUpdate{EventChange: EventChange{Caller: caller, ID: id},
-		Edit: edit, Clock: testClock(), Apply: func(_ *Store, e *Event) (EventLinkIDs, error) {
+		Edit: edit, Clock: testClock(), Apply: func(_ *Store, e *Event, _ *FoundRefs) (EventLinkIDs, error) {
 			apply(e)
 			return EventLinkIDs{}, nil
 		}})
@@ -344,7 +344,7 @@ func TestSeriesRulesRefuseAndChangeNothing(t *testing.T) {
 		bad := InvalidParam("title", "too long")
 		_, err := s.UpdateEvent(context.Background(), EventUpdate{EventChange: EventChange{Caller: author, ID: e.ID},
 			Edit: SeriesEdit{Fields: []string{"title"}}, Clock: testClock(),
-			Apply: func(tx *Store, e *Event) (EventLinkIDs, error) {
+			Apply: func(tx *Store, e *Event, _ *FoundRefs) (EventLinkIDs, error) {
 				e.Title = "Half done"
 				if err := tx.SaveEvent(e); err != nil {
 					return EventLinkIDs{}, err

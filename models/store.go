@@ -306,9 +306,9 @@ func (p valuePlannedPool) QueryContext(ctx context.Context, query string, args .
 // A transaction that PostgreSQL aborts to break a deadlock, or as a serialization failure, wrote nothing, and run
 // again it would succeed: Tx then runs fn again in a new transaction, up to maxTxAttempts times in all, so that
 // such a collision of two writers costs the one PostgreSQL picked a retry rather than a 500. fn must therefore
-// set everything it hands out afresh on every run. (Such deadlocks happen, for one, between an event update that
-// links a venue, which holds the event's row lock and waits for the venue's, and trashing that venue, which
-// holds the venue's and waits for the event's: unlinkEvents.)
+// set everything it hands out afresh on every run. (Such deadlocks happen, for one, between two event updates that
+// relink different events to crossing sets of venues: each locks the kept latest starts of the venues it unlinks,
+// then of those it links.)
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 	return runAgainIfAborted(ctx, func() error {
 		return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
