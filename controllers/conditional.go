@@ -2,11 +2,13 @@ package controllers
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/gin-gonic/gin"
 	ginjson "github.com/gin-gonic/gin/codec/json"
 
@@ -18,9 +20,12 @@ import (
 // dates of single records for If-Modified-Since, and the If-Match precondition of item writes.
 
 // ETagOf is the strong entity tag of an answer body: what GET answers carry, and what If-Match is compared with.
+// It is the body's 64-bit xxHash: a tag only has to differ between the bodies one URL answers with over time, and
+// a SHA-256 digest of every answer had taken a twentieth of the service's time for pages of 50 events.
 func ETagOf(body []byte) string {
-	sum := sha256.Sum256(body)
-	return `"` + hex.EncodeToString(sum[:16]) + `"`
+	var sum [8]byte
+	binary.BigEndian.PutUint64(sum[:], xxhash.Sum64(body))
+	return `"` + hex.EncodeToString(sum[:]) + `"`
 }
 
 // WeakETagOf is a weak entity tag naming key: iCalendar feeds are tagged before they are built (from what their
