@@ -69,8 +69,10 @@ type eventListTail struct {
 
 // MarshalJSON writes the envelope as appendJSON does.
 func (l EventList) MarshalJSON() ([]byte, error) {
-	return l.appendJSON(make([]byte, 0, 4096*(len(l.Events)+1)))
+	return l.appendJSON(make([]byte, 0, l.sizeHint()))
 }
+
+func (l EventList) sizeHint() int { return recordSizeHint*len(l.Events) + 1024 }
 
 // appendJSON appends the envelope as encoding/json writes it, with each event as EventRecord.appendJSON writes
 // it: encoding/json would validate and compact the whole list again.
