@@ -2,7 +2,6 @@ package middleware
 
 import (
 	"bytes"
-	"hash/maphash"
 	"net/http"
 	"strconv"
 	"strings"
@@ -35,7 +34,6 @@ type Responses struct {
 	versions   *models.VersionReader
 	cache      *answerCache
 	dictionary answerDictionary
-	asked      askedKeys
 
 	mu       sync.Mutex
 	inflight map[string]chan struct{} // answers being built, so that concurrent misses build each only once
@@ -188,7 +186,6 @@ func (r *Responses) For(clock func(*gin.Context) string, streams func(*gin.Conte
 				r.forgetOlderThan(version)
 				c.Request = c.Request.WithContext(models.ContextWithVersionAndPosition(c.Request.Context(), version, pos))
 				key = cacheKey(c, version, period(c, clock))
-				r.asked.note(key) // before waiting for another request's build of it, which then stores it
 				a, lead := r.cached(c, key)
 				if a != nil {
 					r.hits.Add(1)
@@ -274,14 +271,11 @@ func (r *Responses) outdated(c *gin.Context) bool {
 }
 
 // store caches an answer: its body compressed (with the dictionary once there is one, which the body then helps
-// to learn until there is) and the cachedHeaders of header; unless its key was asked for only once (askedKeys).
+// to learn until there is) and the cachedHeaders of header.
 func (r *Responses) store(key string, header http.Header, body []byte, etag string) {
 	dict := r.dictionary.current()
 	if dict == nil {
 		r.dictionary.learn(body)
-	}
-	if !r.asked.again(key) {
-		return
 	}
 	a := &cachedAnswer{body: compress(body, dict), dict: dict, etag: etag}
 	for _, name := range cachedHeaders {
@@ -575,49 +569,4 @@ func (w *bufferedWriter) flush() {
 // the socket were a quarter of the service's CPU serving single events from the cache).
 func setContentLength(w http.ResponseWriter, n int) {
 	w.Header().Set("Content-Length", strconv.Itoa(n))
-}
-
-// askedKeys remembers which answers were asked for more than once, so that the cache stores only those: most
-// requests of a crawler walking the pages, or of clients searching for words of their own, are never repeated,
-// and compressing each such answer into the cache took an eighth of the service's time for lists built afresh.
-// An answer is stored from its second request on: the one that built it again, or one that waited while the
-// first was built (so that the waiters of a slow answer find it stored, and do not each build it in turn). The
-// data version is left out of what is remembered, so that an answer asked for before a write is stored at its
-// first request after it.
-//
-// Each key is remembered in one of askedSlots slots, by a hash: its low bit set once the key was asked for again.
-// Two keys sharing a slot take it from each other, which can only keep an answer out of the cache until it is
-// asked for again.
-type askedKeys struct {
-	slots [askedSlots]atomic.Uint64
-}
-
-// askedSlots bounds what askedKeys remembers (512 KB).
-const askedSlots = 1 << 16
-
-var askedSeed = maphash.MakeSeed()
-
-// slot returns the slot of key and the hash it holds there while key was asked for once.
-func (a *askedKeys) slot(key string) (*atomic.Uint64, uint64) {
-	if _, rest, ok := strings.Cut(key, " "); ok { // without the version (cacheKey)
-		key = rest
-	}
-	h := maphash.String(askedSeed, key)
-	return &a.slots[h%askedSlots], h &^ 1
-}
-
-// note records a request for key: the first, or a repeated one.
-func (a *askedKeys) note(key string) {
-	s, h := a.slot(key)
-	if old := s.Load(); old&^1 == h {
-		s.Store(h | 1)
-	} else {
-		s.Store(h)
-	}
-}
-
-// again tells whether key was asked for more than once.
-func (a *askedKeys) again(key string) bool {
-	s, h := a.slot(key)
-	return s.Load() == h|1
 }
