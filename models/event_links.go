@@ -501,6 +501,45 @@ func replaceLinks[T any](s *Store, model *T, eventID uint64, rows []T, created b
 	return s.db.Create(&rows).Error
 }
 
+// lockLastStarts takes on PostgreSQL, in one statement, the row locks of the kept latest starts
+// (linked_last_starts) of the venues and organizers that an update of e unlinks or links, before its link rows
+// change: venues before organizers, each kind in ID order, as the triggers of an event's new status or start take
+// them. A record without a row gets one. The triggers of the link rows lock the rows of the records unlinked, then
+// of those linked: two updates relinking events to crossing sets of venues had each held one set and waited for
+// the other's.
+func (s *Store) lockLastStarts(e *Event, links EventLinkIDs) error {
+	if s.dialect != Postgres || (links.Venues == nil && links.Organizers == nil) {
+		return nil
+	}
+	current, err := e.appendLinkRows(nil)
+	if err != nil {
+		return err
+	}
+	keys := map[recordKey]bool{}
+	for _, r := range current {
+		if (r.key.kind == "v" && links.Venues != nil) || (r.key.kind == "o" && links.Organizers != nil) {
+			keys[r.key] = true
+		}
+	}
+	for _, id := range links.Venues {
+		keys[recordKey{"v", id}] = true
+	}
+	for _, id := range links.Organizers {
+		keys[recordKey{"o", id}] = true
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 2*len(keys))
+	for k := range keys {
+		args = append(args, k.kind, k.id)
+	}
+	return s.db.Exec(`INSERT INTO linked_last_starts AS s (kind, id)
+	SELECT k.kind, k.id FROM (VALUES `+strings.TrimSuffix(strings.Repeat("(CAST(? AS CHAR(1)), CAST(? AS BIGINT)),", len(keys)), ",")+`) AS k(kind, id)
+	ORDER BY k.kind DESC, k.id
+	ON CONFLICT (kind, id) DO UPDATE SET published = s.published`, args...).Error
+}
+
 // PairEventVenueCategories adds the venue and category pairs (EventVenueCategory) of an event whose venue or
 // category links this transaction replaced: replacing either removed every pair of the event. On PostgreSQL it
 // locks the links it pairs (FOR KEY SHARE), so that a link another transaction is deleting (its venue or category
@@ -588,6 +627,9 @@ func (s *Store) LinkNewEvent(e *Event, venues, organizers, categories, tags []ui
 // moves the counts of the categories and tags the event counted for before the write (before) and counts for
 // after it. (A new event gets its links from Store.CreateEvent.)
 func (s *Store) StoreEventLinks(e *Event, links EventLinkIDs, before TermLinks) error {
+	if err := s.lockLastStarts(e, links); err != nil {
+		return err
+	}
 	replace := []struct {
 		ids []uint64
 		fn  func(uint64, []uint64, bool) error

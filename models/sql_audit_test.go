@@ -22,6 +22,7 @@ var sqlBuilders = map[string]bool{"Raw": true, "Exec": true, "Where": true, "Or"
 var reviewedSQL = map[string]string{
 	"event.go:findEvent":                      "the constant selectEvents; cond is one of two literals (EventByID, EventBySlug); the ID or slug is bound",
 	"event_links.go:PairEventVenueCategories": "a literal INSERT … SELECT and, on PostgreSQL, the literal locking clause; the event ID bound",
+	"event_links.go:lockLastStarts":           "a literal INSERT … SELECT whose VALUES repeat a literal row of two cast placeholders once per record; every kind and ID bound",
 	"event_links.go:LinkNewEvent":             "literal INSERT heads and (?, ?) row placeholders repeated per link, CTE names l0, l1, … from a loop index; every ID, position, taxonomy and delta bound",
 	"event_refs.go:findEventRefs":             "eventRefsSQL or eventRefsKeySharedSQL, package variables assembled from literals (unionAll, keyShared with literal aliases) and countExpr of the two taxonomies only; IDs, slugs and name keys bound",
 	"geo.go:atVenuesWhere":                    "cond is the literal of EventsAtGeolocatedVenues, or EventsNear's literal BETWEEN conditions and distanceKm's SQL (literal column names, the constant Earth radius); every coordinate and the radius bound",
