@@ -306,8 +306,9 @@ func (p valuePlannedPool) QueryContext(ctx context.Context, query string, args .
 // A transaction that PostgreSQL aborts to break a deadlock, or as a serialization failure, wrote nothing, and run
 // again it would succeed: Tx then runs fn again in a new transaction, up to maxTxAttempts times in all, so that
 // such a collision of two writers costs the one PostgreSQL picked a retry rather than a 500. fn must therefore
-// set everything it hands out afresh on every run. (Such deadlocks still happen between series writes: the
-// occurrences of one series inserted while another series' start moves.)
+// set everything it hands out afresh on every run. (Such deadlocks still happen around series writes: a series'
+// rows written while the deletion of a record it names rewrites the series' link lists, or one series'
+// occurrences inserted while another series' start moves.)
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 	return runAgainIfAborted(ctx, func() error {
 		return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
