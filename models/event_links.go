@@ -367,8 +367,8 @@ const maxRefreshedEvents = 10000
 // record (so no link to it can be added meanwhile); the events are locked before their links are deleted, in ID
 // order, as event writes lock an event before changing its links (LockEvent), so that the lists are written from
 // link rows no other transaction is changing. An event update locks the records it names before its event
-// (LockEventRefs), so it and this lock a record and its events in one order. The lists of the series that link to it are written first
-// (unlinkSeries). joinTable and joinColumn are the trusted names of a link table.
+// (LockEventRefs), so it and this lock a record and its events in one order. The lists of the series that link to
+// it are written first (unlinkSeries). joinTable and joinColumn are the trusted names of a link table.
 func (s *Store) unlinkEvents(joinTable, joinColumn string, id uint64, unlink func() error) error {
 	if err := s.unlinkSeries(joinTable, id); err != nil {
 		return err
@@ -534,9 +534,9 @@ func (s *Store) lockLastStarts(e *Event, links EventLinkIDs) error {
 	for k := range keys {
 		args = append(args, k.kind, k.id)
 	}
+	rows := strings.TrimSuffix(strings.Repeat("(CAST(? AS CHAR(1)), CAST(? AS BIGINT)),", len(keys)), ",")
 	return s.db.Exec(`INSERT INTO linked_last_starts AS s (kind, id)
-	SELECT k.kind, k.id FROM (VALUES `+strings.TrimSuffix(strings.Repeat("(CAST(? AS CHAR(1)), CAST(? AS BIGINT)),", len(keys)), ",")+`) AS k(kind, id)
-	ORDER BY k.kind DESC, k.id
+	SELECT k.kind, k.id FROM (VALUES `+rows+`) AS k(kind, id) ORDER BY k.kind DESC, k.id
 	ON CONFLICT (kind, id) DO UPDATE SET published = s.published`, args...).Error
 }
 

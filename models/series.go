@@ -185,8 +185,9 @@ func (s *Store) seriesFacts(events []Event) (SeriesFacts, error) {
 // series with IDs @series (kind s). Columns the two share take the value of each: at is an occurrence's original
 // start or a series' horizon, text its overrides or the series' lines; the other columns are a series' alone.
 // (SQLite types a column of a compound select by its first select's, so each of these is a column there.)
-const seriesFactsSQL = `SELECT 'o' AS kind, event_id, series_id, recurrence_id AS at, overrides AS text, '' AS recurrence_text,
-	FALSE AS hide_from_listings, NULL AS venue_links, NULL AS organizer_links, NULL AS category_links, NULL AS tag_links
+const seriesFactsSQL = `SELECT 'o' AS kind, event_id, series_id, recurrence_id AS at, overrides AS text,
+	'' AS recurrence_text, FALSE AS hide_from_listings, NULL AS venue_links, NULL AS organizer_links,
+	NULL AS category_links, NULL AS tag_links
 	FROM event_occurrences WHERE event_id IN @occurrences
 UNION ALL
 SELECT 's', event_id, 0, expanded_until, recurrence, recurrence_text, hide_from_listings, venue_links,
