@@ -502,23 +502,25 @@ func replaceLinks[T any](s *Store, model *T, eventID uint64, rows []T, created b
 }
 
 // lockLastStarts takes on PostgreSQL, in one statement, the row locks of the kept latest starts
-// (linked_last_starts) of the venues and organizers that an update of e unlinks or links, before its link rows
-// change: venues before organizers, each kind in ID order, as the triggers of an event's new status or start take
-// them. A record without a row gets one. The triggers of the link rows lock the rows of the records unlinked, then
-// of those linked: two updates relinking events to crossing sets of venues had each held one set and waited for
-// the other's.
-func (s *Store) lockLastStarts(e *Event, links EventLinkIDs) error {
+// (linked_last_starts) of the venues and organizers that an update relinking events to links unlinks or links,
+// before their link rows change: venues before organizers, each kind in ID order, as the triggers of an event's
+// new status or start take them. A record without a row gets one. The triggers of the link rows lock the rows of
+// the records unlinked, then of those linked: two updates relinking events to crossing sets of venues had each
+// held one set and waited for the other's. A series update relinking its occurrences takes them all at once.
+func (s *Store) lockLastStarts(links EventLinkIDs, events ...*Event) error {
 	if s.dialect != Postgres || (links.Venues == nil && links.Organizers == nil) {
 		return nil
 	}
-	current, err := e.appendLinkRows(nil)
-	if err != nil {
-		return err
-	}
 	keys := map[recordKey]bool{}
-	for _, r := range current {
-		if (r.key.kind == "v" && links.Venues != nil) || (r.key.kind == "o" && links.Organizers != nil) {
-			keys[r.key] = true
+	for _, e := range events {
+		current, err := e.appendLinkRows(nil)
+		if err != nil {
+			return err
+		}
+		for _, r := range current {
+			if (r.key.kind == "v" && links.Venues != nil) || (r.key.kind == "o" && links.Organizers != nil) {
+				keys[r.key] = true
+			}
 		}
 	}
 	for _, id := range links.Venues {
@@ -625,11 +627,9 @@ func (s *Store) LinkNewEvent(e *Event, venues, organizers, categories, tags []ui
 
 // StoreEventLinks replaces the links an update of the existing event e sent, with the event's link lists, and
 // moves the counts of the categories and tags the event counted for before the write (before) and counts for
-// after it. (A new event gets its links from Store.CreateEvent.)
+// after it. (A new event gets its links from Store.CreateEvent.) The caller has locked the kept latest starts of
+// the records it relinks (lockLastStarts), once for all the events it relinks.
 func (s *Store) StoreEventLinks(e *Event, links EventLinkIDs, before TermLinks) error {
-	if err := s.lockLastStarts(e, links); err != nil {
-		return err
-	}
 	replace := []struct {
 		ids []uint64
 		fn  func(uint64, []uint64, bool) error

@@ -108,6 +108,9 @@ func (s *Store) updateSingle(e *Event, u EventUpdate) error {
 	if err := s.SaveEvent(e); err != nil {
 		return err
 	}
+	if err := s.lockLastStarts(links, e); err != nil {
+		return err
+	}
 	return s.StoreEventLinks(e, links, before)
 }
 
@@ -348,6 +351,15 @@ func (s *Store) matchOccurrences(prev, e *Event, set *recurrence.Set, fields []s
 			return err
 		}
 		m.Kept = nil
+	}
+	relinked := make([]*Event, 0, len(m.Kept))
+	for i := range m.Kept {
+		if o := byID[rows[i].EventID]; o != nil {
+			relinked = append(relinked, o)
+		}
+	}
+	if err := s.lockLastStarts(sent, relinked...); err != nil {
+		return err
 	}
 	for i, rid := range m.Kept {
 		o := byID[rows[i].EventID]
