@@ -57,25 +57,35 @@ func utcDay(t time.Time) int64 {
 // dayStart is the first instant of day d.
 func dayStart(d int64) time.Time { return time.Unix(d*secondsPerDay, 0).UTC() }
 
-// windowDaysSQL counts a window's events by the day they start, in two parts that never count an event twice:
-// from the kept counts, every event whose start and end days both lie strictly inside the window's (such an event
-// passes both bounds whatever its times); from the events themselves, those that start on the first day (a range
-// of the listing index on start) or end on the last (a range of the one on end). {day} is the dialect's day of
+// The three parts of a window's count by start day, which never count an event twice. From the kept counts,
+// every event whose start and end days lie inside the window's ({lower} and {upper}: strictly inside, or up to and
+// including an edge day the window covers whole). From the events themselves, the events of an edge day the window
+// cuts: those that start on the first day (a range of the listing index on start), and those that end on the last
+// and start after the days the other parts counted (a range of the one on end). {day} is the dialect's day of
 // events.start_utc. The first page needs only the total, so the kept counts are summed whole ({table_day} a
 // constant, no {table_group}): grouping them by day took several times as long as summing them.
-const windowDaysSQL = `SELECT {table_day} AS day, CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM event_day_counts
-	WHERE status IN @statuses AND start_day > @first AND end_day < @last {table_group}
+const (
+	windowKeptSQL = `SELECT {table_day} AS day, CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM event_day_counts
+	WHERE status IN @statuses AND {lower} AND {upper} {table_group}`
+	windowFirstDaySQL = `
 UNION ALL
 SELECT {day} AS day, COUNT(*) AS n FROM events
 	WHERE {listed} AND events.status IN @statuses AND events.start_utc >= @start AND events.start_utc < @second_start
-	AND events.end_utc <= @end GROUP BY 1
+	AND events.end_utc <= @end GROUP BY 1`
+	windowLastDaySQL = `
 UNION ALL
 SELECT {day} AS day, COUNT(*) AS n FROM events
 	WHERE {listed} AND events.status IN @statuses AND events.end_utc >= @last_start AND events.end_utc <= @end
-	AND events.start_utc >= @second_start GROUP BY 1`
+	AND events.start_utc >= @after_first GROUP BY 1`
+)
 
 // windowDays returns how many of the window's events start on each day, in day order (a day may come twice); unless
-// byDay, the events of the days wholly inside the window come as one count dated the window's first day.
+// byDay, the events of the days the kept counts total come as one count dated the window's first day.
+//
+// An edge day the window covers whole is totalled from the kept counts too. The default list's window, from the
+// start of today to the end of a day, does so at both ends when the site's time zone is UTC: its count is then one
+// read of the kept counts. The last day is whole when the window ends at its last second or later, as event times
+// are whole seconds (every write truncates them, and invariants.DayCounts checks it).
 func (s *Store) windowDays(w *Window, byDay bool) ([]dayCount, error) {
 	if len(w.Statuses) == 0 || w.End.Before(w.Start) {
 		return nil, nil
@@ -89,12 +99,23 @@ func (s *Store) windowDays(w *Window, byDay bool) ([]dayCount, error) {
 	if byDay {
 		tableDay, tableGroup = "start_day", "GROUP BY start_day"
 	}
-	query := strings.NewReplacer("{day}", day, "{listed}", isFalse(s.db, "events.hide_from_listings"),
-		"{table_day}", tableDay, "{table_group}", tableGroup).Replace(windowDaysSQL)
+	query, lower, upper, afterFirst := windowKeptSQL, "start_day > @first", "end_day < @last", dayStart(first+1)
+	if w.Start.Equal(dayStart(first)) {
+		lower, afterFirst = "start_day >= @first", w.Start
+	} else {
+		query += windowFirstDaySQL
+	}
+	if w.End.Before(dayStart(last + 1).Add(-time.Second)) {
+		query += windowLastDaySQL
+	} else {
+		upper = "end_day <= @last"
+	}
+	query = strings.NewReplacer("{day}", day, "{listed}", isFalse(s.db, "events.hide_from_listings"),
+		"{table_day}", tableDay, "{table_group}", tableGroup, "{lower}", lower, "{upper}", upper).Replace(query)
 	var rows []dayCount
 	err := s.db.Raw(query, map[string]any{
 		"statuses": w.Statuses, "first": first, "last": last, "start": w.Start, "end": w.End,
-		"second_start": dayStart(first + 1), "last_start": dayStart(last),
+		"second_start": dayStart(first + 1), "last_start": dayStart(last), "after_first": afterFirst,
 	}).Scan(&rows).Error
 	slices.SortStableFunc(rows, func(a, b dayCount) int { return int(a.Day - b.Day) })
 	return rows, err

@@ -99,6 +99,11 @@ func (f *totalsFixture) expectTotalsExact(t *testing.T, after string) {
 		{"start_date=" + day(5) + "&end_date=" + day(5), ""},
 		{"start_date=" + day(-3) + "&end_date=" + day(800), f.admin},
 		{"strict_dates=true&start_date=" + day(1) + "%2013:00:00&end_date=" + day(6) + "%2001:30:00", ""},
+		// One edge day cut and the other whole: each whole one is counted from the kept counts alone.
+		{"strict_dates=true&start_date=" + day(1) + "%2013:00:00&end_date=" + day(6) + "%2023:59:59", ""},
+		{"strict_dates=true&start_date=" + day(0) + "%2000:00:00&end_date=" + day(5) + "%2010:30:00", f.admin},
+		{"strict_dates=true&start_date=" + day(5) + "%2000:00:00&end_date=" + day(5) + "%2010:30:00", ""},
+		{"strict_dates=true&start_date=" + day(5) + "%2009:30:00&end_date=" + day(8) + "%2023:59:59", ""},
 	}
 	for _, l := range lists {
 		for _, perPage := range []int{1, 2, 3, 50} {

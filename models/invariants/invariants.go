@@ -95,14 +95,17 @@ func KeptTotals(db *gorm.DB) ([]string, error) {
 
 // DayCounts compares the kept day counts (event_day_counts, which list totals are summed from) with a fresh count
 // of the listed events by status, start day and end day. The days are computed here from the stored instants, in
-// UTC, not by the database's own day expression.
+// UTC, not by the database's own day expression. It also finds event times that are not whole seconds: a window
+// that ends at the last second of a day counts that day's events from the kept counts (models.Store.windowDays),
+// which holds only while no event ends within that second.
 func DayCounts(db *gorm.DB) ([]string, error) {
 	var events []struct {
+		ID               uint64
 		Status           string
 		StartUTC, EndUTC time.Time
 		HideFromListings bool
 	}
-	if err := db.Raw(`SELECT status, start_utc, end_utc, hide_from_listings FROM events`).Scan(&events).Error; err != nil {
+	if err := db.Raw(`SELECT id, status, start_utc, end_utc, hide_from_listings FROM events`).Scan(&events).Error; err != nil {
 		return nil, err
 	}
 	var kept []struct {
@@ -114,7 +117,12 @@ func DayCounts(db *gorm.DB) ([]string, error) {
 		return nil, err
 	}
 	fresh := map[string]int64{}
+	var problems []string
 	for _, e := range events {
+		if e.StartUTC.Nanosecond() != 0 || e.EndUTC.Nanosecond() != 0 {
+			problems = append(problems, fmt.Sprintf("event %d's times %s and %s are not whole seconds", e.ID,
+				e.StartUTC.Format(time.RFC3339Nano), e.EndUTC.Format(time.RFC3339Nano)))
+		}
 		if !e.HideFromListings {
 			fresh[fmt.Sprintf("%s %d %d", e.Status, utcDay(e.StartUTC), utcDay(e.EndUTC))]++
 		}
@@ -123,7 +131,6 @@ func DayCounts(db *gorm.DB) ([]string, error) {
 	for _, k := range kept {
 		got[fmt.Sprintf("%s %d %d", k.Status, k.StartDay, k.EndDay)] = k.N
 	}
-	var problems []string
 	for _, key := range slices.Sorted(maps.Keys(fresh)) {
 		if got[key] != fresh[key] {
 			problems = append(problems, fmt.Sprintf("day count %q is %d, the events %d", key, got[key], fresh[key]))
