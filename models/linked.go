@@ -3,6 +3,7 @@ package models
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -255,15 +256,20 @@ const listedEventCondition = "e.status IN ('publish', 'future', 'private')"
 func ListLinked[T any, P LinkedRecord[T]](s *Store, f LinkedFilter, p Page) ([]T, int64, error) {
 	k := kindOf[T]()
 	scope := func(db *gorm.DB) *gorm.DB { return k.filter(s, db, f) }
-	var total int64
-	if err := s.db.Model(new(T)).Scopes(scope).Count(&total).Error; err != nil {
+	total, counted, err := k.countUpcomingPublished(s, f)
+	if err != nil {
 		return nil, 0, err
+	}
+	if !counted {
+		if err := s.db.Model(new(T)).Scopes(scope).Count(&total).Error; err != nil {
+			return nil, 0, err
+		}
 	}
 	var recs []T
 	if total == 0 || int64(p.Offset()) >= total {
 		return recs, total, nil
 	}
-	err := s.db.Scopes(scope, Paginate(p)).Preload("Image").
+	err = s.db.Scopes(scope, Paginate(p)).Preload("Image").
 		Order(k.table + ".published_at DESC").Order(k.table + ".id DESC").Find(&recs).Error
 	return recs, total, err
 }
@@ -271,7 +277,13 @@ func ListLinked[T any, P LinkedRecord[T]](s *Store, f LinkedFilter, p Page) ([]T
 // filter applies f to a query on the kind's table. Every value is bound; only trusted names are spliced in.
 func (k linkedKind) filter(s *Store, db *gorm.DB, f LinkedFilter) *gorm.DB {
 	t := k.table
-	db = readableBy(t, f.Viewer)(db.Where(t+".status IN ?", f.Statuses))
+	if slices.Equal(f.Statuses, []string{StatusPublish}) {
+		// Every viewer may read every published record. The status is written out, not bound, so that the list's
+		// statements run from generic plans: bound, PostgreSQL planned them again at every call (0.3–0.4 ms).
+		db = db.Where(t + ".status = '" + StatusPublish + "'")
+	} else {
+		db = readableBy(t, f.Viewer)(db.Where(t+".status IN ?", f.Statuses))
+	}
 	if f.IDs != nil {
 		db = db.Where(t+".id IN ?", f.IDs)
 	}
@@ -299,15 +311,48 @@ func (k linkedKind) filter(s *Store, db *gorm.DB, f LinkedFilter) *gorm.DB {
 // kept by triggers) answer it, one row per record; a viewer who sees only their own private events walks each
 // record's events.
 func (k linkedKind) withUpcoming(db *gorm.DB, viewer *User, since time.Time) *gorm.DB {
-	kept := "SELECT s.id FROM linked_last_starts s WHERE s.kind = '" + k.code + "' AND "
-	switch {
-	case viewer.can(capReadPrivate):
-		return db.Where(k.table+".id IN ("+kept+"(s.published >= ? OR s.private >= ?))", since, since)
-	case viewer == nil:
-		return db.Where(k.table+".id IN ("+kept+"s.published >= ?)", since)
+	if upcoming, args, ok := keptUpcoming(viewer, since); ok {
+		return db.Where(k.table+".id IN (SELECT s.id FROM linked_last_starts s WHERE s.kind = '"+k.code+"' AND "+
+			upcoming+")", args...)
 	}
 	visible, args := visibleEventCondition(viewer)
 	return db.Where(k.linkedTo("e.start_utc >= ? AND ("+visible+")"), append([]any{since}, args...)...)
+}
+
+// keptUpcoming is the condition on a record's kept latest starts (s) "it has an event the viewer may see that starts
+// at or after since", for the viewers the kept starts answer: visitors (published events) and those who may read
+// every private event. ok is false for the others.
+func keptUpcoming(viewer *User, since time.Time) (cond string, args []any, ok bool) {
+	switch {
+	case viewer.can(capReadPrivate):
+		return "(s.published >= ? OR s.private >= ?)", []any{since, since}, true
+	case viewer == nil:
+		return "s.published >= ?", []any{since}, true
+	}
+	return "", nil, false
+}
+
+// countUpcomingPublished counts the records of a list of published records with only_with_upcoming and no other
+// filter from the kept latest starts, without reading every record: the records whose kept start is upcoming (one
+// small row each), less those of them that are not published (found by the status index; few in a calendar, where
+// the filter's plain count joined every record to its row). Every viewer may read every published record. counted
+// is false when f is not such a list.
+func (k linkedKind) countUpcomingPublished(s *Store, f LinkedFilter) (total int64, counted bool, err error) {
+	if f.UpcomingSince.IsZero() || !slices.Equal(f.Statuses, []string{StatusPublish}) || len(f.Search) > 0 ||
+		f.EventID != 0 || f.HasEvents != nil || f.IDs != nil {
+		return 0, false, nil
+	}
+	upcoming, args, ok := keptUpcoming(f.Viewer, f.UpcomingSince.UTC())
+	if !ok {
+		return 0, false, nil
+	}
+	// The status is written out, not bound, so that the statement runs from one generic plan: bound, its
+	// selectivity unknown, it made PostgreSQL plan the statement again at every call (0.3 ms).
+	kept := "FROM linked_last_starts s WHERE s.kind = '" + k.code + "' AND " + upcoming
+	err = s.db.Raw("SELECT (SELECT count(*) "+kept+") - (SELECT count(*) "+kept+" AND s.id IN (SELECT t.id FROM "+
+		k.table+" t WHERE t.status < '"+StatusPublish+"' OR t.status > '"+StatusPublish+"'))",
+		append(args, args...)...).Scan(&total).Error
+	return total, err == nil, err
 }
 
 // linkedTo is "the record is linked to an event (e) through the join table (l) that meets cond". CROSS JOIN

@@ -914,11 +914,22 @@ func TestOnlyWithUpcomingCountsEventsTheCallerMaySeeThatHaveNotStarted(t *testin
 			}
 			app.createEvent(t, editor, eventBody(c.name, days, k.name, []any{rid}, "status", c.status))
 		}
-		if names, body := k.list(t, app, "?only_with_upcoming=true", ""); !reflect.DeepEqual(names, []string{"future published"}) ||
-			body["total"] != 1.0 {
-			t.Fatalf("anonymous: %v", names)
+		// Records that are not published themselves, with an upcoming published event: never listed to visitors,
+		// and never in their total.
+		for _, status := range []string{"draft", "private"} {
+			rid := idOf(t, k.create(t, app, editor, status+" record", map[string]any{"status": status}))
+			app.createEvent(t, editor, eventBody(status+" record's event", 2, k.name, []any{rid}, "status", "publish"))
 		}
-		if names, _ := k.list(t, app, "?only_with_upcoming=1", editor); !reflect.DeepEqual(names, []string{"future private", "future published"}) {
+		if names, body := k.list(t, app, "?only_with_upcoming=true", ""); !reflect.DeepEqual(names, []string{"future published"}) ||
+			body["total"] != 1.0 || body["total_pages"] != 1.0 {
+			t.Fatalf("anonymous: %v, total %v", names, body["total"])
+		}
+		if names, body := k.list(t, app, "?only_with_upcoming=true&status=publish", editor); !reflect.DeepEqual(names, []string{"future private", "future published"}) ||
+			body["total"] != 2.0 {
+			t.Fatalf("editor, published records: %v, total %v", names, body["total"])
+		}
+		if names, _ := k.list(t, app, "?only_with_upcoming=1", editor); !reflect.DeepEqual(names,
+			[]string{"private record", "draft record", "future private", "future published"}) {
 			t.Fatalf("editor: %v", names)
 		}
 		if names, _ := k.list(t, app, "?only_with_upcoming=false", ""); len(names) != len(cases) {
