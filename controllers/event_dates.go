@@ -91,9 +91,19 @@ func (b listBounds) addRelative(q *eventQuery, site *time.Location) {
 // the end, and an upper bound on the end one on the start. With both, PostgreSQL reads a window as a range of
 // either index, start or end, instead of reading every index entry of events ending before the window's end. Such
 // a list is planned for its values (models.Store.PlannedForValues), whose generic plans would take each range for
-// a few rows. The default window adds nothing: it is the same for every list of the day, whose prepared plans are made once and stay right.
-func (b listBounds) addImplied(q *eventQuery) {
+// a few rows. The default window adds nothing: it is the same for every list of the day, whose prepared plans are
+// made once and stay right.
+//
+// A window that the kept day counts total (keptWindow: a models.Window without Near) is counted from them, so only
+// its page reads events: it takes the upper bound on its start alone, which ends its range of the listing index on
+// start even when the page is not full, and is not planned for its values. Its generic plan reads that range, and
+// planning it for its values had cost more than reading it (0.43 ms against 0.14 ms a call).
+func (b listBounds) addImplied(q *eventQuery, keptWindow bool) {
 	if !b.chosen {
+		return
+	}
+	if keptWindow {
+		q.addBound(models.EventsStartingAtOrBefore(*b.end))
 		return
 	}
 	q.plannedForValues = true

@@ -262,7 +262,6 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 		return nil, err
 	}
 	bounds.addRelative(q, ec.Config.Timezone)
-	bounds.addImplied(q)
 	addFlagFilter(q, "ticketed", in.Ticketed, models.EventsTicketed)
 	refs, err := resolveListRefs(store, in, invalid)
 	if err != nil {
@@ -277,6 +276,9 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 	if len(invalid) > 0 {
 		return nil, models.Invalid(invalid)
 	}
+	// Before addCollapseSeries, which ranks the list's events with its scopes (and makes the list no window).
+	w := q.window(bounds, user)
+	bounds.addImplied(q, w != nil && w.Near == nil && !(in.CollapseSeries.Set && in.CollapseSeries.V))
 	addCollapseSeries(q, in)
 	q.countable = q.window(bounds, user)
 	return q, nil
