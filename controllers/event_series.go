@@ -122,21 +122,18 @@ func addSeriesFilter(q *eventQuery, store *models.Store, in *EventFilters, user 
 		return nil
 	}
 	id := in.Series.V
-	e, err := store.EventByID(uint64(max(id, 0)))
+	owned, isSeries, err := store.SeriesRecord(uint64(max(id, 0)))
 	switch {
-	case errors.Is(err, models.ErrNotFound) || err == nil && !user.CanRead(e.Owned()):
+	case errors.Is(err, models.ErrNotFound) || err == nil && !user.CanRead(owned):
 		invalid["series"] = "no series with this ID exists"
 		return nil
 	case err != nil:
 		return err
-	}
-	if _, err := store.SeriesOf(e.ID); errors.Is(err, models.ErrNotFound) {
+	case !isSeries:
 		invalid["series"] = "event " + strconv.FormatInt(id, 10) + " is not a series"
 		return nil
-	} else if err != nil {
-		return err
 	}
-	q.add(models.EventsInSeries(e.ID))
+	q.add(models.EventsInSeries(uint64(id)))
 	q.args = q.args.Add("series", strconv.FormatInt(id, 10))
 	return nil
 }

@@ -80,16 +80,23 @@ func (s *Store) SaveSeries(ser *EventSeries) error {
 	return s.db.Clauses(clause.OnConflict{UpdateAll: true}).Create(ser).Error
 }
 
-// SeriesOf returns the series whose record is event id, or ErrNotFound.
-func (s *Store) SeriesOf(id uint64) (*EventSeries, error) {
-	var rows []EventSeries
-	if err := s.db.Where("event_id = ?", id).Limit(1).Find(&rows).Error; err != nil {
-		return nil, err
+// SeriesRecord tells, in one statement, who may read event id (its Owned) and whether it is a series record: what a
+// list of a series' occurrences checks before it lists them. ErrNotFound when no event has the ID.
+func (s *Store) SeriesRecord(id uint64) (Owned, bool, error) {
+	var rows []struct {
+		Owned
+		IsSeries bool
 	}
-	if len(rows) == 0 {
-		return nil, ErrNotFound
+	err := s.db.Raw(`SELECT e.author_id, e.status, e.trashed_status,
+		EXISTS (SELECT 1 FROM event_series s WHERE s.event_id = e.id) AS is_series FROM events e WHERE e.id = ?`, id).
+		Scan(&rows).Error
+	switch {
+	case err != nil:
+		return Owned{}, false, err
+	case len(rows) == 0:
+		return Owned{}, false, ErrNotFound
 	}
-	return &rows[0], nil
+	return rows[0].Owned, rows[0].IsSeries, nil
 }
 
 // OccurrenceOf returns the occurrence row of event id, or ErrNotFound when the event is not an occurrence.

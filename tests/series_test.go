@@ -199,12 +199,22 @@ func TestTheSeriesFilterNamesASeries(t *testing.T) {
 	app := NewApp(t)
 	token := app.Token(models.RoleAdministrator)
 	single := app.createEvent(t, token, eventBody("Single", 3))
-	for _, q := range []string{fmt.Sprintf("series=%d", idOf(t, single)), "series=999999"} {
+	draft := app.createEvent(t, token, eventBody("Draft class", 2, "status", "draft",
+		"recurrence", []string{"RRULE:FREQ=WEEKLY;COUNT=3"}))
+	for q, want := range map[string]string{
+		fmt.Sprintf("series=%d", idOf(t, single)): "is not a series",
+		"series=999999": "no series with this ID exists",
+		fmt.Sprintf("series=%d", idOf(t, draft)): "no series with this ID exists", // a visitor may not read it
+	} {
 		res := app.Get("/events?" + q)
 		e := res.ExpectError(t, http.StatusBadRequest, "rest_invalid_param")
-		if _, ok := e["data"].(map[string]any)["params"].(map[string]any)["series"]; !ok {
-			t.Errorf("%s: the error does not name series: %s", q, res.Body)
+		if reason, _ := e["data"].(map[string]any)["params"].(map[string]any)["series"].(string); !strings.Contains(reason, want) {
+			t.Errorf("%s: the error names series with %q, want %q: %s", q, reason, want, res.Body)
 		}
+	}
+	body := app.Get(fmt.Sprintf("/events?series=%d&status=draft", idOf(t, draft)), token).ExpectStatus(t, http.StatusOK).JSON(t)
+	if body["total"] != 3.0 {
+		t.Errorf("the administrator's list of the draft series: total %v, want 3", body["total"])
 	}
 }
 
