@@ -203,7 +203,7 @@ func TestTheSeriesFilterNamesASeries(t *testing.T) {
 		"recurrence", []string{"RRULE:FREQ=WEEKLY;COUNT=3"}))
 	for q, want := range map[string]string{
 		fmt.Sprintf("series=%d", idOf(t, single)): "is not a series",
-		"series=999999": "no series with this ID exists",
+		"series=999999":                          "no series with this ID exists",
 		fmt.Sprintf("series=%d", idOf(t, draft)): "no series with this ID exists", // a visitor may not read it
 	} {
 		res := app.Get("/events?" + q)
