@@ -278,7 +278,7 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 	}
 	// Before addCollapseSeries, which ranks the list's events with its scopes (and makes the list no window).
 	w := q.window(bounds, user)
-	bounds.addImplied(q, w != nil && w.Near == nil && !(in.CollapseSeries.Set && in.CollapseSeries.V))
+	bounds.addImplied(q, w != nil && w.Near == nil && !collapsesSeries(in))
 	addCollapseSeries(q, in)
 	q.countable = q.window(bounds, user)
 	return q, nil

@@ -141,12 +141,15 @@ func addSeriesFilter(q *eventQuery, store *models.Store, in *EventFilters, user 
 // addCollapseSeries adds collapse_series=true: each series once, as its first occurrence that passes every other
 // filter. It must come after every other filter.
 func addCollapseSeries(q *eventQuery, in *EventFilters) {
-	if !in.CollapseSeries.Set || !in.CollapseSeries.V {
+	if !collapsesSeries(in) {
 		return
 	}
 	q.add(models.CollapseSeries(append([]models.Scope(nil), q.scopes...)))
 	q.args = q.args.Add("collapse_series", "1")
 }
+
+// collapsesSeries tells whether the list asks for collapse_series=true.
+func collapsesSeries(in *EventFilters) bool { return in.CollapseSeries.Set && in.CollapseSeries.V }
 
 // scheduleJSONLD is a series' rule as a schema.org Schedule.
 type scheduleJSONLD struct {

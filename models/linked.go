@@ -305,23 +305,23 @@ func (k linkedKind) filter(s *Store, db *gorm.DB, f LinkedFilter) *gorm.DB {
 // kept by triggers) answer it, one row per record; a viewer who sees only their own private events walks each
 // record's events.
 func (k linkedKind) withUpcoming(db *gorm.DB, viewer *User, since time.Time) *gorm.DB {
-	if upcoming, args, ok := keptUpcoming(viewer, since); ok {
-		return db.Where(k.table+".id IN (SELECT s.id FROM linked_last_starts s WHERE s.kind = '"+k.code+"' AND "+
-			upcoming+")", args...)
+	if kept, args, ok := k.keptUpcoming(viewer, since); ok {
+		return db.Where(k.table+".id IN (SELECT s.id "+kept+")", args...)
 	}
 	visible, args := visibleEventCondition(viewer)
 	return db.Where(k.linkedTo("e.start_utc >= ? AND ("+visible+")"), append([]any{since}, args...)...)
 }
 
-// keptUpcoming is the condition on a record's kept latest starts (s) "it has an event the viewer may see that starts
-// at or after since", for the viewers the kept starts answer: visitors (published events) and those who may read
-// every private event. ok is false for the others.
-func keptUpcoming(viewer *User, since time.Time) (cond string, args []any, ok bool) {
+// keptUpcoming is the FROM … WHERE clause of the kind's kept latest starts (s) "the record has an event the viewer
+// may see that starts at or after since", for the viewers the kept starts answer: visitors (published events) and
+// those who may read every private event. ok is false for the others.
+func (k linkedKind) keptUpcoming(viewer *User, since time.Time) (kept string, args []any, ok bool) {
+	kept = "FROM linked_last_starts s WHERE s.kind = '" + k.code + "' AND "
 	switch {
 	case viewer.can(capReadPrivate):
-		return "(s.published >= ? OR s.private >= ?)", []any{since, since}, true
+		return kept + "(s.published >= ? OR s.private >= ?)", []any{since, since}, true
 	case viewer == nil:
-		return "s.published >= ?", []any{since}, true
+		return kept + "s.published >= ?", []any{since}, true
 	}
 	return "", nil, false
 }
@@ -336,13 +336,12 @@ func (k linkedKind) countUpcomingPublished(s *Store, f LinkedFilter) (total int6
 		f.EventID != 0 || f.HasEvents != nil || f.IDs != nil {
 		return 0, false, nil
 	}
-	upcoming, args, ok := keptUpcoming(f.Viewer, f.UpcomingSince.UTC())
+	kept, args, ok := k.keptUpcoming(f.Viewer, f.UpcomingSince.UTC())
 	if !ok {
 		return 0, false, nil
 	}
 	// The status is written out, not bound, so that the statement runs from one generic plan: bound, its
 	// selectivity unknown, it made PostgreSQL plan the statement again at every call (0.3 ms).
-	kept := "FROM linked_last_starts s WHERE s.kind = '" + k.code + "' AND " + upcoming
 	err = s.db.Raw("SELECT (SELECT count(*) "+kept+") - (SELECT count(*) "+kept+" AND s.id IN (SELECT t.id FROM "+
 		k.table+" t WHERE t.status < '"+StatusPublish+"' OR t.status > '"+StatusPublish+"'))",
 		append(args, args...)...).Scan(&total).Error
