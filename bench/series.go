@@ -123,14 +123,9 @@ func seriesStartMove(f fixtures, token string) scenario {
 // same step no two of them write the same series unless there are fewer series than workers.
 func seriesSlot(w, i, n int) int { return (i*seriesWriters + w) % n }
 
-// collapsedListConnections is how many clients ask for the collapsed list at a time: each answer ranks every listed
-// event (a window over all of them), so its cost grows with the events listed, and 32 at a time on a large calendar
-// could pass the client's timeout.
-const collapsedListConnections = 4
-
 // collapsedList is GET /events with each series listed once.
 func collapsedList() scenario {
-	return scenario{name: "collapse_series uncached", connections: collapsedListConnections, next: func(int, int) request {
+	return scenario{name: "collapse_series uncached", next: func(int, int) request {
 		return request{method: "GET", path: "/events?collapse_series=true"}
 	}}.uncached()
 }

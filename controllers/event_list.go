@@ -111,6 +111,8 @@ type eventQuery struct {
 	statuses []string
 	// near is the circle of a radius query, which a window may still total (models.Window.Near).
 	near *models.Circle
+	// collapsed is the list without collapse_series=true when it has it, else nil.
+	collapsed *collapsedList
 }
 
 // add narrows the list by a filter.
@@ -136,6 +138,14 @@ func (q *eventQuery) window(b listBounds, user *models.User) *models.Window {
 		w.Near = q.near
 	}
 	return w
+}
+
+// list reads one page of the list and its total.
+func (q *eventQuery) list(store *models.Store, page models.Page) ([]models.Event, int64, error) {
+	if q.collapsed != nil {
+		return q.on(store).ListCollapsed(q.collapsed.filters, page, q.collapsed.window)
+	}
+	return q.on(store).ListEventsIn(q.scopes, page, q.countable)
 }
 
 // on returns the store that reads the list's events: store, or the same planned for the list's values.
@@ -205,7 +215,7 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 func (ec *EventController) listPage(store *models.Store, q *eventQuery, page models.Page,
 	sp syncPage) ([]models.Event, int64, error) {
 	if !sp.active {
-		return q.on(store).ListEventsIn(q.scopes, page, q.countable)
+		return q.list(store, page)
 	}
 	q.args = q.args.Add("sync_token", sp.linkToken)
 	if len(sp.ids) == 0 {
@@ -279,7 +289,7 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 	// Before addCollapseSeries, which ranks the list's events with its scopes (and makes the list no window).
 	w := q.window(bounds, user)
 	bounds.addImplied(q, w != nil && w.Near == nil && !collapsesSeries(in))
-	addCollapseSeries(q, in)
+	addCollapseSeries(q, in, w)
 	q.countable = q.window(bounds, user)
 	return q, nil
 }

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -139,13 +140,21 @@ func addSeriesFilter(q *eventQuery, store *models.Store, in *EventFilters, user 
 }
 
 // addCollapseSeries adds collapse_series=true: each series once, as its first occurrence that passes every other
-// filter. It must come after every other filter.
-func addCollapseSeries(q *eventQuery, in *EventFilters) {
+// filter. It must come after every other filter; w is the list as a window before it (nil if none).
+func addCollapseSeries(q *eventQuery, in *EventFilters, w *models.Window) {
 	if !collapsesSeries(in) {
 		return
 	}
-	q.add(models.CollapseSeries(append([]models.Scope(nil), q.scopes...)))
+	q.collapsed = &collapsedList{filters: slices.Clone(q.scopes), window: w}
+	q.add(models.CollapseSeries(q.collapsed.filters))
 	q.args = q.args.Add("collapse_series", "1")
+}
+
+// collapsedList is what a list with collapse_series=true is without it: its filters, and the window they make
+// (nil if none), which models.Store.ListCollapsed pages and totals.
+type collapsedList struct {
+	filters []models.Scope
+	window  *models.Window
 }
 
 // collapsesSeries tells whether the list asks for collapse_series=true.

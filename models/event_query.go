@@ -19,6 +19,16 @@ type Scope = func(*gorm.DB) *gorm.DB
 // list, so it tells the total itself; only a full page, or an empty one past the first, needs the count query,
 // which repeats the filtering work.
 func (s *Store) ListEvents(scopes []Scope, page Page) ([]Event, int64, error) {
+	return s.listCounted(scopes, page, func() (int64, error) {
+		var total int64
+		err := s.db.Model(&Event{}).Scopes(scopes...).Count(&total).Error
+		return total, err
+	})
+}
+
+// listCounted returns one page of the events that pass every scope and their total, which count gives when the
+// page does not tell it (see ListEvents).
+func (s *Store) listCounted(scopes []Scope, page Page, count func() (int64, error)) ([]Event, int64, error) {
 	events, err := s.eventsIn(s.orderedEventIDs(scopes).Scopes(Paginate(page)), page.Size)
 	if err != nil {
 		return nil, 0, err
@@ -26,8 +36,7 @@ func (s *Store) ListEvents(scopes []Scope, page Page) ([]Event, int64, error) {
 	if len(events) < page.Size && (len(events) > 0 || page.Offset() == 0) {
 		return events, int64(page.Offset() + len(events)), nil
 	}
-	var total int64
-	err = s.db.Model(&Event{}).Scopes(scopes...).Count(&total).Error
+	total, err := count()
 	return events, total, err
 }
 

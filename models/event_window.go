@@ -65,28 +65,29 @@ func dayStart(d int64) time.Time { return time.Unix(d*secondsPerDay, 0).UTC() }
 // events.start_utc. The first page needs only the total, so the kept counts are summed whole ({table_day} a
 // constant, no {table_group}): grouping them by day took several times as long as summing them.
 const (
-	windowKeptSQL = `SELECT {table_day} AS day, CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM event_day_counts
+	windowKeptSQL = `SELECT {table_day} AS day, CAST(COALESCE(SUM({kept_n}), 0) AS BIGINT) AS n FROM event_day_counts
 	WHERE status IN @statuses AND {lower} AND {upper} {table_group}`
 	windowFirstDaySQL = `
 UNION ALL
 SELECT {day} AS day, COUNT(*) AS n FROM events
 	WHERE {listed} AND events.status IN @statuses AND events.start_utc >= @start AND events.start_utc < @second_start
-	AND events.end_utc <= @end GROUP BY 1`
+	AND events.end_utc <= @end {singles} GROUP BY 1`
 	windowLastDaySQL = `
 UNION ALL
 SELECT {day} AS day, COUNT(*) AS n FROM events
 	WHERE {listed} AND events.status IN @statuses AND events.end_utc >= @last_start AND events.end_utc <= @end
-	AND events.start_utc >= @after_first GROUP BY 1`
+	AND events.start_utc >= @after_first {singles} GROUP BY 1`
 )
 
 // windowDays returns how many of the window's events start on each day, in day order (a day may come twice); unless
-// byDay, the events of the days the kept counts total come as one count dated the window's first day.
+// byDay, the events of the days the kept counts total come as one count dated the window's first day. With
+// singlesOnly it counts only the events that are no occurrence of a series (the kept counts' n - occurrences).
 //
 // An edge day the window covers whole is totalled from the kept counts too. The default list's window, from the
 // start of today to the end of a day, does so at both ends when the site's time zone is UTC: its count is then one
 // read of the kept counts. The last day is whole when the window ends at its last second or later, as event times
 // are whole seconds (every write truncates them, and invariants.DayCounts checks it).
-func (s *Store) windowDays(w *Window, byDay bool) ([]dayCount, error) {
+func (s *Store) windowDays(w *Window, byDay, singlesOnly bool) ([]dayCount, error) {
 	if len(w.Statuses) == 0 || w.End.Before(w.Start) {
 		return nil, nil
 	}
@@ -110,7 +111,12 @@ func (s *Store) windowDays(w *Window, byDay bool) ([]dayCount, error) {
 	} else {
 		upper = "end_day <= @last"
 	}
+	keptN, singles := "n", ""
+	if singlesOnly {
+		keptN, singles = "n - occurrences", "AND events.series_id IS NULL"
+	}
 	query = strings.NewReplacer("{day}", day, "{listed}", isFalse(s.db, "events.hide_from_listings"),
+		"{kept_n}", keptN, "{singles}", singles,
 		"{table_day}", tableDay, "{table_group}", tableGroup, "{lower}", lower, "{upper}", upper).Replace(query)
 	var rows []dayCount
 	err := s.db.Raw(query, map[string]any{
@@ -126,7 +132,7 @@ func (s *Store) windowDays(w *Window, byDay bool) ([]dayCount, error) {
 // days before it tell how many events to skip), so a deep page reads about one day of index, not every event
 // before it.
 func (s *Store) listWindow(scopes []Scope, page Page, w *Window) ([]Event, int64, error) {
-	days, err := s.windowDays(w, page.Offset() > 0)
+	days, err := s.windowDays(w, page.Offset() > 0, false)
 	if err != nil {
 		return nil, 0, err
 	}

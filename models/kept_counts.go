@@ -67,8 +67,9 @@ func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 	}
 	statements := []string{
 		"DELETE FROM event_day_counts",
-		"INSERT INTO event_day_counts (status, start_day, end_day, n) SELECT status, " + day("start_utc") + ", " +
-			day("end_utc") + ", count(*) FROM events WHERE " + isFalse(s.db, "hide_from_listings") + " GROUP BY 1, 2, 3",
+		"INSERT INTO event_day_counts (status, start_day, end_day, n, occurrences) SELECT status, " +
+			day("start_utc") + ", " + day("end_utc") + ", count(*), count(series_id) FROM events WHERE " +
+			isFalse(s.db, "hide_from_listings") + " GROUP BY 1, 2, 3",
 		"DELETE FROM linked_last_starts",
 		"INSERT INTO linked_last_starts (kind, id, published, private) " + FreshLastStarts,
 		"DELETE FROM venue_listed_events",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -310,6 +311,34 @@ func TestCollapseSeriesListsEachSeriesOnceAsItsFirstMatchingOccurrence(t *testin
 	}
 	if got := app.listIDs(t, "collapse_series=false&per_page=50&start_date=2027-01-01&end_date=2028-12-31", ""); len(got) != 14 {
 		t.Errorf("collapse_series=false lists %d events, want 14", len(got))
+	}
+	concert := app.createEvent(t, token, map[string]any{"title": "Concert", "start_date": "2027-03-12 20:00",
+		"end_date": "2027-03-12 22:00", "timezone": "Europe/Paris"})
+	// One event a page, so that every total is counted, not told by a short page: a window's single events from the
+	// kept day counts (edge days whole or cut, with an occurrence or a single event on the cut ones: times are UTC,
+	// the class runs from 17:00 to 18:30, the concert ends at 21:00), a filtered list's from its events.
+	for _, c := range []struct {
+		query string
+		want  []uint64
+	}{
+		{"start_date=2027-03-08&end_date=2028-12-31", []uint64{idOf(t, occ[2]), idOf(t, yoga[1]), idOf(t, concert)}},
+		{"strict_dates=true&start_date=2027-03-09%2012:00&end_date=2027-03-12%2021:00",
+			[]uint64{idOf(t, occ[2]), idOf(t, yoga[1]), idOf(t, concert)}},
+		{"strict_dates=true&start_date=2027-03-01&end_date=2027-03-04%2019:00", []uint64{idOf(t, occ[0]), idOf(t, yoga[0])}},
+		{"categories=classes&start_date=2027-01-01&end_date=2028-12-31", []uint64{idOf(t, occ[0]), idOf(t, single)}},
+	} {
+		var got []uint64
+		for page := 1; page <= len(c.want); page++ {
+			res := app.Get(fmt.Sprintf("/events?collapse_series=true&per_page=1&page=%d&%s", page, c.query)).
+				ExpectStatus(t, http.StatusOK)
+			got = append(got, idsOf(res.JSON(t)["events"])...)
+			if total := res.Header.Get("X-TEC-Total"); total != strconv.Itoa(len(c.want)) {
+				t.Errorf("%s page %d: total %s, want %d", c.query, page, total, len(c.want))
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: pages list %v, want %v", c.query, got, c.want)
+		}
 	}
 }
 

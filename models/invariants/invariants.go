@@ -94,7 +94,7 @@ func KeptTotals(db *gorm.DB) ([]string, error) {
 }
 
 // DayCounts compares the kept day counts (event_day_counts, which list totals are summed from) with a fresh count
-// of the listed events by status, start day and end day. The days are computed here from the stored instants, in
+// of the listed events, and of those of them that are occurrences of a series, by status, start day and end day. The days are computed here from the stored instants, in
 // UTC, not by the database's own day expression. It also finds event times that are not whole seconds: a window
 // that ends at the last second of a day counts that day's events from the kept counts (models.Store.windowDays),
 // which holds only while no event ends within that second.
@@ -104,19 +104,23 @@ func DayCounts(db *gorm.DB) ([]string, error) {
 		Status           string
 		StartUTC, EndUTC time.Time
 		HideFromListings bool
+		InSeries         bool
 	}
-	if err := db.Raw(`SELECT id, status, start_utc, end_utc, hide_from_listings FROM events`).Scan(&events).Error; err != nil {
+	if err := db.Raw(`SELECT id, status, start_utc, end_utc, hide_from_listings, series_id IS NOT NULL AS in_series
+		FROM events`).Scan(&events).Error; err != nil {
 		return nil, err
 	}
 	var kept []struct {
 		Status           string
 		StartDay, EndDay int64
-		N                int64
+		N, Occurrences   int64
 	}
-	if err := db.Raw(`SELECT status, start_day, end_day, n FROM event_day_counts WHERE n <> 0`).Scan(&kept).Error; err != nil {
+	if err := db.Raw(`SELECT status, start_day, end_day, n, occurrences FROM event_day_counts
+		WHERE n <> 0 OR occurrences <> 0`).Scan(&kept).Error; err != nil {
 		return nil, err
 	}
-	fresh := map[string]int64{}
+	type counts struct{ n, occurrences int64 }
+	fresh := map[string]counts{}
 	var problems []string
 	for _, e := range events {
 		if e.StartUTC.Nanosecond() != 0 || e.EndUTC.Nanosecond() != 0 {
@@ -124,21 +128,29 @@ func DayCounts(db *gorm.DB) ([]string, error) {
 				e.StartUTC.Format(time.RFC3339Nano), e.EndUTC.Format(time.RFC3339Nano)))
 		}
 		if !e.HideFromListings {
-			fresh[fmt.Sprintf("%s %d %d", e.Status, utcDay(e.StartUTC), utcDay(e.EndUTC))]++
+			key := fmt.Sprintf("%s %d %d", e.Status, utcDay(e.StartUTC), utcDay(e.EndUTC))
+			c := fresh[key]
+			c.n++
+			if e.InSeries {
+				c.occurrences++
+			}
+			fresh[key] = c
 		}
 	}
-	got := map[string]int64{}
+	got := map[string]counts{}
 	for _, k := range kept {
-		got[fmt.Sprintf("%s %d %d", k.Status, k.StartDay, k.EndDay)] = k.N
+		got[fmt.Sprintf("%s %d %d", k.Status, k.StartDay, k.EndDay)] = counts{k.N, k.Occurrences}
 	}
 	for _, key := range slices.Sorted(maps.Keys(fresh)) {
 		if got[key] != fresh[key] {
-			problems = append(problems, fmt.Sprintf("day count %q is %d, the events %d", key, got[key], fresh[key]))
+			problems = append(problems, fmt.Sprintf("day count %q is %d (%d occurrences), the events %d (%d)", key,
+				got[key].n, got[key].occurrences, fresh[key].n, fresh[key].occurrences))
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(got)) {
 		if _, ok := fresh[key]; !ok {
-			problems = append(problems, fmt.Sprintf("day count %q is %d, no event has it", key, got[key]))
+			problems = append(problems, fmt.Sprintf("day count %q is %d (%d occurrences), no event has it", key,
+				got[key].n, got[key].occurrences))
 		}
 	}
 	return problems, nil
