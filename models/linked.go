@@ -305,7 +305,7 @@ func (k linkedKind) filter(s *Store, db *gorm.DB, f LinkedFilter) *gorm.DB {
 // kept by triggers) answer it, one row per record; a viewer who sees only their own private events walks each
 // record's events.
 func (k linkedKind) withUpcoming(db *gorm.DB, viewer *User, since time.Time) *gorm.DB {
-	if kept, args, ok := k.keptUpcoming(viewer, since); ok {
+	if kept, args, ok := k.keptUpcoming(db, viewer, since); ok {
 		return db.Where(k.table+".id IN (SELECT s.id "+kept+")", args...)
 	}
 	visible, args := visibleEventCondition(viewer)
@@ -314,16 +314,29 @@ func (k linkedKind) withUpcoming(db *gorm.DB, viewer *User, since time.Time) *go
 
 // keptUpcoming is the FROM … WHERE clause of the kind's kept latest starts (s) "the record has an event the viewer
 // may see that starts at or after since", for the viewers the kept starts answer: visitors (published events) and
-// those who may read every private event. ok is false for the others.
-func (k linkedKind) keptUpcoming(viewer *User, since time.Time) (kept string, args []any, ok bool) {
+// those who may read every private event. ok is false for the others. The instant is hidden from the planner
+// (hiddenInstant): the page of venues with upcoming events had been planned again at every call for it (0.28 ms
+// of planning against 0.06 ms of execution, always the same plan).
+func (k linkedKind) keptUpcoming(db *gorm.DB, viewer *User, since time.Time) (kept string, args []any, ok bool) {
 	kept = "FROM linked_last_starts s WHERE s.kind = '" + k.code + "' AND "
+	at := hiddenInstant(db)
 	switch {
 	case viewer.can(capReadPrivate):
-		return kept + "(s.published >= ? OR s.private >= ?)", []any{since, since}, true
+		return kept + "(s.published >= " + at + " OR s.private >= " + at + ")", []any{since, since}, true
 	case viewer == nil:
-		return kept + "s.published >= ?", []any{since}, true
+		return kept + "s.published >= " + at, []any{since}, true
 	}
 	return "", nil, false
+}
+
+// hiddenInstant is the placeholder of an instant that PostgreSQL does not plan for: a scalar subquery, which the
+// plan computes once before it runs. A statement whose plan is the same for every instant then runs from one
+// generic plan, where a bound instant's selectivity made PostgreSQL prefer planning it for each value.
+func hiddenInstant(db *gorm.DB) string {
+	if db.Dialector.Name() == Postgres {
+		return "(SELECT CAST(? AS timestamptz))"
+	}
+	return "?"
 }
 
 // countUpcomingPublished counts the records of a list of published records with only_with_upcoming and no other
@@ -336,7 +349,7 @@ func (k linkedKind) countUpcomingPublished(s *Store, f LinkedFilter) (total int6
 		f.EventID != 0 || f.HasEvents != nil || f.IDs != nil {
 		return 0, false, nil
 	}
-	kept, args, ok := k.keptUpcoming(f.Viewer, f.UpcomingSince.UTC())
+	kept, args, ok := k.keptUpcoming(s.db, f.Viewer, f.UpcomingSince.UTC())
 	if !ok {
 		return 0, false, nil
 	}

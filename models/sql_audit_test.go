@@ -29,7 +29,7 @@ var reviewedSQL = map[string]string{
 	"term.go:CompactTermCounts":               "tax.table of the two taxonomies; the sums and IDs bound",
 	"event_window.go:windowDays":              "the constant windowKeptSQL with the constants windowFirstDaySQL and windowLastDaySQL appended or not, {day} one of two literal day expressions by dialect, {listed} isFalse of the literal column events.hide_from_listings, {table_day} a literal column or an integer formatted from a time, {table_group}, {lower}, {upper}, {kept_n} and {singles} literals; statuses, days and instants bound",
 	"event_window.go:listNear":                "literals around venuesWithin's condition (literal column names, the box and distance built from numbers, which are bound) and selectEvents; statuses, instants, the page size and offset bound",
-	"linked.go:withUpcoming":                  "k.table (venues or organizers) and keptUpcoming's clause; the instants bound",
+	"linked.go:withUpcoming":                  "k.table (venues or organizers) and keptUpcoming's clause (literals, k.code and hiddenInstant's literal placeholder); the instants bound",
 	"linked.go:countUpcomingPublished":        "literal counts over keptUpcoming's clause, k.table (of venueKind and organizerKind) and the constant StatusPublish; the instants bound",
 	"kept_counts.go:SetKeptCountTriggers":     "the literal table and trigger names of keptCountTriggers and one of two literal actions",
 	"kept_counts.go:RebuildKeptCounts":        "literal statements with the dialect's literal day expression of literal columns, isFalse of a literal column and literal statuses",
