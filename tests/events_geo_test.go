@@ -455,11 +455,22 @@ func TestRadiusTotalsFollowEveryWrite(t *testing.T) {
 	// per_page=1 keeps the first page full, as a client paging a long list sees it, so that the total is the one
 	// counted for the whole list.
 	circle := "/events?" + centre(lat, lng) + "&geoloc_radius=10&geoloc_unit=km&per_page=1"
+	// Each page of one event holds the next event of the whole list, and an event at both venues comes once.
 	expectTotal := func(what string, want int) {
 		t.Helper()
 		res := app.Get(circle).ExpectStatus(t, http.StatusOK)
 		if got := res.Header.Get("X-TEC-Total"); got != fmt.Sprint(want) || res.JSON(t)["total"] != float64(want) {
 			t.Fatalf("after %s: X-TEC-Total %s, want %d", what, got, want)
+		}
+		whole := idsOf(app.Get(strings.Replace(circle, "per_page=1", "per_page=50", 1)).ExpectStatus(t, http.StatusOK).
+			JSON(t)["events"])
+		var paged []uint64
+		for page := 1; page <= want; page++ {
+			paged = append(paged, idsOf(app.Get(fmt.Sprintf("%s&page=%d", circle, page)).ExpectStatus(t, http.StatusOK).
+				JSON(t)["events"])...)
+		}
+		if len(slices.Compact(slices.Sorted(slices.Values(whole)))) != want || !slices.Equal(paged, whole) {
+			t.Fatalf("after %s: pages of one list %v, the whole list %v, want %d events once each", what, paged, whole, want)
 		}
 	}
 	expectTotal("the creates", 4)
