@@ -286,7 +286,8 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 	if len(invalid) > 0 {
 		return nil, models.Invalid(invalid)
 	}
-	// Before addCollapseSeries, which ranks the list's events with its scopes (and makes the list no window).
+	// Before addCollapseSeries, which finds each series' first occurrence with the list's other scopes (and makes
+	// the list no window).
 	w := q.window(bounds, user)
 	bounds.addImplied(q, w != nil && w.Near == nil && !collapsesSeries(in))
 	addCollapseSeries(q, in, w)

@@ -94,10 +94,10 @@ func KeptTotals(db *gorm.DB) ([]string, error) {
 }
 
 // DayCounts compares the kept day counts (event_day_counts, which list totals are summed from) with a fresh count
-// of the listed events, and of those of them that are occurrences of a series, by status, start day and end day. The days are computed here from the stored instants, in
-// UTC, not by the database's own day expression. It also finds event times that are not whole seconds: a window
-// that ends at the last second of a day counts that day's events from the kept counts (models.Store.windowDays),
-// which holds only while no event ends within that second.
+// of the listed events, and of those of them that are occurrences of a series, by status, start day and end day.
+// The days are computed here from the stored instants, in UTC, not by the database's own day expression. It also
+// finds event times that are not whole seconds: a window that ends at the last second of a day counts that day's
+// events from the kept counts (models.Store.windowDays), which holds only while no event ends within that second.
 func DayCounts(db *gorm.DB) ([]string, error) {
 	var events []struct {
 		ID               uint64
