@@ -286,12 +286,16 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 	if len(invalid) > 0 {
 		return nil, models.Invalid(invalid)
 	}
-	// Before addCollapseSeries, which finds each series' first occurrence with the list's other scopes (and makes
-	// the list no window).
+	// The window is taken before collapse_series=true, which makes the list no window: a collapsed list is paged
+	// with its other filters and totalled per series (models.Store.ListCollapsed).
 	w := q.window(bounds, user)
-	bounds.addImplied(q, w != nil && w.Near == nil && !collapsesSeries(in))
-	addCollapseSeries(q, in, w)
-	q.countable = q.window(bounds, user)
+	collapse := in.CollapseSeries.Set && in.CollapseSeries.V
+	bounds.addImplied(q, w != nil && w.Near == nil && !collapse)
+	if collapse {
+		addCollapseSeries(q, w)
+	} else {
+		q.countable = w
+	}
 	return q, nil
 }
 

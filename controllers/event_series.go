@@ -141,10 +141,7 @@ func addSeriesFilter(q *eventQuery, store *models.Store, in *EventFilters, user 
 
 // addCollapseSeries adds collapse_series=true: each series once, as its first occurrence that passes every other
 // filter. It must come after every other filter; w is the list as a window before it (nil if none).
-func addCollapseSeries(q *eventQuery, in *EventFilters, w *models.Window) {
-	if !collapsesSeries(in) {
-		return
-	}
+func addCollapseSeries(q *eventQuery, w *models.Window) {
 	q.collapsed = &collapsedList{filters: slices.Clone(q.scopes), window: w}
 	q.add(models.CollapseSeries(q.collapsed.filters))
 	q.args = q.args.Add("collapse_series", "1")
@@ -156,9 +153,6 @@ type collapsedList struct {
 	filters []models.Scope
 	window  *models.Window
 }
-
-// collapsesSeries tells whether the list asks for collapse_series=true.
-func collapsesSeries(in *EventFilters) bool { return in.CollapseSeries.Set && in.CollapseSeries.V }
 
 // scheduleJSONLD is a series' rule as a schema.org Schedule.
 type scheduleJSONLD struct {
