@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"bytes"
+	"hash/maphash"
 	"net/http"
 	"strconv"
 	"strings"
@@ -28,18 +29,20 @@ var cachedHeaders = func() []string {
 // Responses gives every GET answer of the API an ETag and answers If-None-Match / If-Modified-Since with 304, and
 // serves anonymous answers from a cache that can never be stale: an entry is keyed by the data version read before
 // the answer was built (see models.Store.Version), so any committed write — on this instance or another sharing the
-// database — makes every older entry unreachable. Memory is bounded by the total weight of the entries (what each
-// takes in memory: see cachedAnswer.weight).
+// database — makes every older entry unreachable. An answer is stored only when its request is likely to come
+// again (see repeats). Memory is bounded by the total weight of the entries (what each takes in memory: see
+// cachedAnswer.weight).
 type Responses struct {
 	versions   *models.VersionReader
 	cache      *answerCache
 	dictionary answerDictionary
 
 	mu       sync.Mutex
-	inflight map[string]chan struct{} // answers being built, so that concurrent misses build each only once
-	hits     atomic.Uint64            // anonymous answers served from the cache
-	misses   atomic.Uint64            // anonymous answers built by their handler
-	newest   atomic.Int64             // the newest data version a request was answered at
+	inflight map[string]*build // answers being built, so that concurrent misses build each only once
+	repeats  *repeats          // the requests built before, whose answers are worth storing
+	hits     atomic.Uint64     // anonymous answers served from the cache
+	misses   atomic.Uint64     // anonymous answers built by their handler
+	newest   atomic.Int64      // the newest data version a request was answered at
 }
 
 // cachedAnswer is one stored 200 answer.
@@ -88,7 +91,39 @@ const maxCachedBody = 512 << 10
 // NewResponses builds the response layer with a cache of at most maxBytes of answers.
 func NewResponses(store *models.Store, maxBytes uint64) *Responses {
 	return &Responses{versions: store.NewVersionReader(), cache: newAnswerCache(maxBytes),
-		inflight: map[string]chan struct{}{}}
+		inflight: map[string]*build{}, repeats: newRepeats()}
+}
+
+// build is an answer being built by one request, the leader, while others may wait for it.
+type build struct {
+	done   chan struct{} // closed when the leader is done
+	waited bool          // another request waited for the answer (guarded by Responses.mu)
+}
+
+// repeats remembers which requests were built recently, by their shape (the request without the data version
+// and clock period its answer was built at), so that the cache stores an answer only when it is likely to be
+// asked for again: when a request of its shape was built before, or another request waited for it. An answer
+// asked for once is never stored. Compressing and storing it would cost the build a fifth of its time (measured
+// on list pages built at every request), and evict answers that are asked for. A request seen again after a
+// write is stored at its first build under the new data version, since its shape is what repeats remember.
+//
+// Each shape has one slot of repeatSlots, picked by its hash; a shape seen in between in the same slot
+// displaces it, so memory stays bounded (512 KB) and the shapes remembered are the recent ones.
+type repeats struct {
+	seed  maphash.Seed
+	slots []atomic.Uint64
+}
+
+const repeatSlots = 1 << 16
+
+func newRepeats() *repeats {
+	return &repeats{seed: maphash.MakeSeed(), slots: make([]atomic.Uint64, repeatSlots)}
+}
+
+// again records that a request of this shape is being built, and tells whether one was before.
+func (r *repeats) again(shape string) bool {
+	h := maphash.String(r.seed, shape) | 1 // never the empty slot's 0
+	return r.slots[h%repeatSlots].Swap(h) == h
 }
 
 // answerCache holds answers up to a total weight (key and cachedAnswer.weight), and evicts the least recently used
@@ -178,14 +213,15 @@ func (r *Responses) For(clock func(*gin.Context) string, streams func(*gin.Conte
 			r.stream(c, clock)
 			return
 		}
-		key := ""
+		key, repeated := "", false
 		if anonymous {
 			// Without a version the answer is built uncached: a handler that needs the database reports the
 			// outage itself, and one that does not (the namespace index, /doc) still answers.
 			if version, pos, err := r.versions.VersionAndPosition(c.Request.Context()); err == nil {
 				r.forgetOlderThan(version)
 				c.Request = c.Request.WithContext(models.ContextWithVersionAndPosition(c.Request.Context(), version, pos))
-				key = cacheKey(c, version, period(c, clock))
+				shape := requestShape(c)
+				key = cacheKey(version, shape, period(c, clock))
 				a, lead := r.cached(c, key)
 				if a != nil {
 					r.hits.Add(1)
@@ -193,6 +229,7 @@ func (r *Responses) For(clock func(*gin.Context) string, streams func(*gin.Conte
 					return
 				}
 				r.misses.Add(1)
+				repeated = r.repeats.again(shape)
 				if lead {
 					defer r.done(key)
 				}
@@ -219,7 +256,7 @@ func (r *Responses) For(clock func(*gin.Context) string, streams func(*gin.Conte
 			etag = controllers.ETagOf(w.buf.Bytes())
 			c.Header("ETag", etag)
 		}
-		if key != "" && w.buf.Len() <= maxCachedBody && !r.outdated(c) {
+		if key != "" && (repeated || r.waitedFor(key)) && w.buf.Len() <= maxCachedBody && !r.outdated(c) {
 			r.store(key, c.Writer.Header(), w.buf.Bytes(), etag)
 		}
 		if notModified(c, etag) {
@@ -379,7 +416,7 @@ func (r *Responses) stream(c *gin.Context, clock func(*gin.Context) string) {
 	if u := models.UserFrom(c.Request.Context()); u != nil {
 		caller = "user " + strconv.FormatUint(u.ID, 10)
 	}
-	etag := controllers.WeakETagOf(cacheKey(c, version, period(c, clock)) + " caller=" + caller)
+	etag := controllers.WeakETagOf(cacheKey(version, requestShape(c), period(c, clock)) + " caller=" + caller)
 	if inm := c.GetHeader("If-None-Match"); inm != "" && controllers.ETagMatches(inm, etag, true) {
 		c.Header("ETag", etag)
 		c.AbortWithStatus(http.StatusNotModified)
@@ -408,15 +445,16 @@ func (r *Responses) cached(c *gin.Context, key string) (a *cachedAnswer, lead bo
 			return a, false
 		}
 		r.mu.Lock()
-		wait, building := r.inflight[key]
+		b, building := r.inflight[key]
 		if !building {
-			r.inflight[key] = make(chan struct{})
+			r.inflight[key] = &build{done: make(chan struct{})}
 			r.mu.Unlock()
 			return nil, true
 		}
+		b.waited = true
 		r.mu.Unlock()
 		select {
-		case <-wait:
+		case <-b.done:
 		case <-c.Request.Context().Done():
 			return nil, false
 		}
@@ -425,11 +463,19 @@ func (r *Responses) cached(c *gin.Context, key string) (a *cachedAnswer, lead bo
 	}
 }
 
+// waitedFor tells whether another request waits for the answer this one builds for key.
+func (r *Responses) waitedFor(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b, ok := r.inflight[key]
+	return ok && b.waited
+}
+
 // done wakes the requests waiting for key.
 func (r *Responses) done(key string) {
 	r.mu.Lock()
-	if ch, ok := r.inflight[key]; ok {
-		close(ch)
+	if b, ok := r.inflight[key]; ok {
+		close(b.done)
 		delete(r.inflight, key)
 	}
 	r.mu.Unlock()
@@ -468,13 +514,16 @@ var decodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // heldAnswers).
 const maxPooledAnswer = 256 << 10
 
-// cacheKey identifies an anonymous answer: data version, host (absolute URLs name it unless CALENDAR_BASE_URL is
-// set), path, the query in a canonical order, the Accept header (content negotiation), and the period of time the
+// cacheKey identifies an anonymous answer: the data version, the request's shape and the period of time the
 // answer holds for.
-func cacheKey(c *gin.Context, version int64, period string) string {
+func cacheKey(version int64, shape, period string) string {
+	return strconv.FormatInt(version, 10) + " " + shape + " t=" + period
+}
+
+// requestShape is what an answer depends on in its request: host (absolute URLs name it unless CALENDAR_BASE_URL
+// is set), path, the query in a canonical order and the Accept header (content negotiation).
+func requestShape(c *gin.Context) string {
 	var b strings.Builder
-	b.WriteString(strconv.FormatInt(version, 10))
-	b.WriteByte(' ')
 	if c.Request.TLS != nil {
 		b.WriteString("https://")
 	}
@@ -484,8 +533,6 @@ func cacheKey(c *gin.Context, version int64, period string) string {
 	b.WriteString(c.Request.URL.Query().Encode()) // sorted by key and escaped, so distinct queries never collide
 	b.WriteString(" accept=")
 	b.WriteString(strconv.Quote(c.GetHeader("Accept")))
-	b.WriteString(" t=")
-	b.WriteString(period)
 	return b.String()
 }
 

@@ -2,7 +2,12 @@ package middleware
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
 )
 
 // TestTheAnswerCacheKeepsEveryNewAnswerAndEvictsTheLeastRecentlyUsed checks the cache's bound and order: a new
@@ -53,3 +58,49 @@ func TestTheAnswerCacheKeepsEveryNewAnswerAndEvictsTheLeastRecentlyUsed(t *testi
 }
 
 func pad(i int) string { return fmt.Sprintf("%02d", i) }
+
+// TestRepeatsTellARequestSeenBefore checks the memory of built requests: a shape is new once, then seen again.
+func TestRepeatsTellARequestSeenBefore(t *testing.T) {
+	r := newRepeats()
+	for _, step := range []struct {
+		shape string
+		again bool
+	}{{"a", false}, {"a", true}, {"b", false}, {"a", true}, {"b", true}, {"c", false}} {
+		if got := r.again(step.shape); got != step.again {
+			t.Fatalf("again(%q) = %v, want %v", step.shape, got, step.again)
+		}
+	}
+}
+
+// TestARequestThatWaitsForABuildMakesItsAnswerWorthStoring checks the building side of the cache: the first
+// request of a key leads its build, a second one waits for it and marks it waited for (so the leader stores the
+// answer even when its request is new), and the waiting request gets the answer the leader stored.
+func TestARequestThatWaitsForABuildMakesItsAnswerWorthStoring(t *testing.T) {
+	r := &Responses{cache: newAnswerCache(1 << 20), inflight: map[string]*build{}, repeats: newRepeats()}
+	request := func() *gin.Context {
+		c, _ := gin.CreateTestContext(httptest.NewRecorder())
+		c.Request = httptest.NewRequest(http.MethodGet, "/events", nil)
+		return c
+	}
+	if a, lead := r.cached(request(), "key"); a != nil || !lead {
+		t.Fatalf("the first request of a key: answer %v, leads %v; want none and leading", a, lead)
+	}
+	if r.waitedFor("key") {
+		t.Fatal("a build nobody waits for is reported waited for")
+	}
+	got := make(chan *cachedAnswer)
+	go func() {
+		a, _ := r.cached(request(), "key")
+		got <- a
+	}()
+	for deadline := time.Now().Add(5 * time.Second); !r.waitedFor("key"); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a second request of a key being built does not wait for it")
+		}
+	}
+	r.cache.set("key", &cachedAnswer{etag: `"built"`})
+	r.done("key")
+	if a := <-got; a == nil || a.etag != `"built"` {
+		t.Fatalf("the waiting request got %v, want the answer its leader stored", a)
+	}
+}

@@ -71,7 +71,8 @@ func TestAWriteIsVisibleToTheVeryNextReadOnEveryInstance(t *testing.T) {
 	b := a.Twin()
 	token := a.Token(models.RoleEditor)
 	for _, app := range []*App{a, b} {
-		app.Get("/tags?hide_empty=0") // cached now
+		app.Get("/tags?hide_empty=0")
+		app.Get("/tags?hide_empty=0") // asked for again: cached now
 		app.Get("/tags?hide_empty=0")
 	}
 	b.Do(Request{Method: http.MethodPost, Path: "/tags", Body: map[string]any{"name": "Fresh"}, Token: token}).
@@ -107,13 +108,16 @@ func TestQueriesThatLookAlikeAreCachedApart(t *testing.T) {
 	joined := "/tags?hide_empty=0&order=asc%26search%3Dalpha" // every tag: an order that is not asc, no search
 	for round, order := range [][]string{{split, joined}, {joined, split}} {
 		for _, path := range order {
-			body := app.Get(path).ExpectStatus(t, http.StatusOK).JSON(t)
-			want := 2
-			if path == joined {
-				want = 3 + round
-			}
-			if body["total"] != float64(want) {
-				t.Fatalf("GET %s (after %s) answered %v tags, want %d: %v", path, order[0], body["total"], want, body)
+			for read := 1; read <= 3; read++ { // the second answer is stored, the third comes from the cache
+				body := app.Get(path).ExpectStatus(t, http.StatusOK).JSON(t)
+				want := 2
+				if path == joined {
+					want = 3 + round
+				}
+				if body["total"] != float64(want) {
+					t.Fatalf("GET %s (read %d, after %s) answered %v tags, want %d: %v", path, read, order[0],
+						body["total"], want, body)
+				}
 			}
 		}
 		app.Do(Request{Method: http.MethodPost, Path: "/tags", Body: map[string]any{"name": fmt.Sprint("other ", round)}, Token: token}).
@@ -163,7 +167,7 @@ func TestSingleRecordsCarryLastModified(t *testing.T) {
 		fmt.Sprintf("/tags/%v", tag["id"]):            later.Format(http.TimeFormat),
 		fmt.Sprintf("/categories/%v", category["id"]): later.Format(http.TimeFormat),
 	} {
-		for i := 0; i < 2; i++ { // the second answer comes from the response cache
+		for i := 0; i < 3; i++ { // the second answer is stored, the third comes from the response cache
 			res := app.Get(path).ExpectStatus(t, http.StatusOK)
 			if got := res.Header.Get("Last-Modified"); got != want {
 				t.Fatalf("GET %s (answer %d): Last-Modified %q, want %q", path, i+1, got, want)

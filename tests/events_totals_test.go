@@ -250,7 +250,9 @@ func TestAListTakesTheSameQueriesForEveryPageAndPageSize(t *testing.T) {
 	} {
 		var counts []int64
 		pages := []string{"per_page=1&page=1", "per_page=1&page=20", "per_page=7&page=3", "per_page=50&page=1"}
-		for _, p := range pages { // the records the pages embed are read once per data version: read them first
+		// The records the pages embed are read once per data version: read them first. The pages are read once
+		// each, so none is stored in the response cache and each is built again below.
+		for _, p := range pages {
 			f.app.Get("/events?"+l.query+"&"+p, l.token).ExpectStatus(t, http.StatusOK)
 		}
 		for _, p := range pages {
@@ -258,9 +260,10 @@ func TestAListTakesTheSameQueriesForEveryPageAndPageSize(t *testing.T) {
 			f.app.Get("/events?"+l.query+"&"+p, l.token).ExpectStatus(t, http.StatusOK)
 			counts = append(counts, n.Load())
 		}
-		for _, c := range counts {
-			if c != counts[0] || c > 5 {
-				t.Fatalf("/events?%s: %v queries for the pages (per_page 1 page 1, per_page 1 page 20, per_page 7 page 3, per_page 50), want the same, at most 5",
+		// The 50-event page holds every event: a short page tells its total, so it may spare the count.
+		for i, c := range counts {
+			if c > 5 || (c != counts[0] && (i < len(counts)-1 || c > counts[0])) {
+				t.Fatalf("/events?%s: %v queries for the pages (per_page 1 page 1, per_page 1 page 20, per_page 7 page 3, per_page 50), want the same for the first three and at most 5",
 					l.query, counts)
 			}
 		}

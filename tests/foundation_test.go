@@ -111,8 +111,9 @@ func TestMetricsCountResponseCacheHitsAndMisses(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		answers = append(answers, app.Get("/categories").ExpectStatus(t, http.StatusOK))
 	}
-	if h, m := counts(); h-hits != 2 || m-misses != 1 {
-		t.Fatalf("three reads of one list: %d hits and %d misses, want 2 and 1", h-hits, m-misses)
+	// The first answer is built and not stored (its request had not been seen); the second is built and stored.
+	if h, m := counts(); h-hits != 1 || m-misses != 2 {
+		t.Fatalf("three reads of one list: %d hits and %d misses, want 1 and 2", h-hits, m-misses)
 	}
 	// A cached answer is the built one: the same body and the same headers.
 	for _, name := range []string{"Content-Type", "X-TEC-Total", "X-TEC-TotalPages", "Link", "ETag", "Content-Length"} {
@@ -151,11 +152,18 @@ func TestCachedAnswersAreTheBuiltOnesBeforeAndAfterTheCacheLearnsItsDictionary(t
 	for _, path := range paths[24:] {
 		built[path] = app.Get(path).ExpectStatus(t, http.StatusOK)
 	}
+	if n := cacheMetric(t, app, "dictionary_bytes"); n != 0 {
+		t.Fatalf("answers asked for once taught the cache a %d-byte dictionary: they are not stored", n)
+	}
+	for _, path := range paths[24:] { // asked for again: stored
+		app.Get(path).ExpectStatus(t, http.StatusOK)
+	}
 	if n := cacheMetric(t, app, "dictionary_bytes"); n != 64<<10 {
 		t.Fatalf("after four large answers the cache's dictionary has %d bytes, want 65536", n)
 	}
-	for _, path := range paths[:24] { // stored with the dictionary
+	for _, path := range paths[:24] { // the second answer is stored, with the dictionary
 		built[path] = app.Get(path).ExpectStatus(t, http.StatusOK)
+		app.Get(path).ExpectStatus(t, http.StatusOK)
 	}
 	hits := cacheMetric(t, app, "hits_total")
 	for _, path := range paths {
@@ -192,11 +200,12 @@ func TestAWriteEmptiesTheResponseCacheOnEveryInstance(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	admin := app.Token(models.RoleAdministrator)
-	for _, path := range []string{"/categories", "/tags", "/events"} {
+	for _, path := range []string{"/categories", "/tags?hide_empty=false", "/events"} {
 		app.Get(path).ExpectStatus(t, http.StatusOK)
+		app.Get(path).ExpectStatus(t, http.StatusOK) // asked for again: stored
 	}
 	if n := cachedAnswers(t, app); n < 3 {
-		t.Fatalf("three anonymous reads left %d answers in the cache", n)
+		t.Fatalf("three anonymous reads, each asked twice, left %d answers in the cache", n)
 	}
 	app.Do(Request{Method: http.MethodPost, Path: "/categories", Token: admin, Body: map[string]any{"name": "Jazz"}}).
 		ExpectStatus(t, http.StatusCreated)
@@ -212,8 +221,47 @@ func TestAWriteEmptiesTheResponseCacheOnEveryInstance(t *testing.T) {
 	if got := len(app.Get("/tags?hide_empty=false").ExpectStatus(t, http.StatusOK).JSON(t)["tags"].([]any)); got != 1 {
 		t.Fatalf("the first instance lists %d tags after the second one's write, want 1", got)
 	}
+	// That request had been answered before the writes, so its first answer at the new data version is stored.
 	if n := cachedAnswers(t, app); n != 1 {
 		t.Fatalf("after another instance's write and one read the cache holds %d answers, want that read's alone", n)
+	}
+}
+
+// TestAnAnswerIsStoredOnlyWhenItsRequestComesAgain reads /metrics' count of cached answers: a request asked for
+// once is built and not stored, however many distinct ones come; asked for again it is stored; and after a write
+// a request seen before is stored at its first build, without waiting to be asked twice at the new data version.
+func TestAnAnswerIsStoredOnlyWhenItsRequestComesAgain(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	admin := app.Token(models.RoleAdministrator)
+	for i := range 20 {
+		app.Get(fmt.Sprintf("/categories?hide_empty=false&visit=%d", i)).ExpectStatus(t, http.StatusOK)
+	}
+	if n := cachedAnswers(t, app); n != 0 {
+		t.Fatalf("twenty requests asked for once each left %d answers in the cache, want none", n)
+	}
+	const path = "/categories?hide_empty=false&visit=3"
+	app.Get(path).ExpectStatus(t, http.StatusOK)
+	if n := cachedAnswers(t, app); n != 1 {
+		t.Fatalf("a request asked for a second time left %d answers in the cache, want 1", n)
+	}
+	hits := cacheMetric(t, app, "hits_total")
+	app.Get(path).ExpectStatus(t, http.StatusOK)
+	if n := cacheMetric(t, app, "hits_total") - hits; n != 1 {
+		t.Fatalf("a third read of a stored answer made %d cache hits, want 1", n)
+	}
+	app.Do(Request{Method: http.MethodPost, Path: "/categories", Token: admin, Body: map[string]any{"name": "Jazz"}}).
+		ExpectStatus(t, http.StatusCreated)
+	categories := app.Get(path).ExpectStatus(t, http.StatusOK).JSON(t)["categories"].([]any)
+	if len(categories) != 1 {
+		t.Fatalf("the list after the write holds %d categories, want 1", len(categories))
+	}
+	if n := cachedAnswers(t, app); n != 1 {
+		t.Fatalf("the first read after a write of a request seen before left %d answers in the cache, want 1", n)
+	}
+	app.Get("/categories?hide_empty=false&visit=new").ExpectStatus(t, http.StatusOK)
+	if n := cachedAnswers(t, app); n != 1 {
+		t.Fatalf("a new request's answer was stored: the cache holds %d answers, want 1", n)
 	}
 }
 

@@ -104,6 +104,12 @@ func TestHeadAnswersEveryGetRouteWithoutABody(t *testing.T) {
 					if path == "//metrics" && name == "Content-Length" {
 						continue // the scrape itself changes the counters
 					}
+					if name == "X-Sync-Token" && len(h.Header.Values(name)) == len(get.Header.Values(name)) {
+						// Each build takes the position of its own snapshot, which the service's background
+						// transactions move between two builds at one data version (the answer asked for once
+						// is built, not taken from the response cache).
+						continue
+					}
 					if fmt.Sprint(h.Header.Values(name)) != fmt.Sprint(get.Header.Values(name)) {
 						t.Fatalf("HEAD %s (Accept %q): %s is %q, GET's %q", path, accept, name,
 							h.Header.Values(name), get.Header.Values(name))
