@@ -197,9 +197,6 @@ func (r *feedReader) next() ([]models.Event, error) {
 	n := min(feedBatch, r.limit-r.read)
 	events, err := r.store.EventsAfter(r.scopes, r.after, n)
 	if err == nil {
-		err = r.store.LoadSeriesFacts(events)
-	}
-	if err == nil {
 		err = r.store.LoadEventLinks(events)
 	}
 	if err != nil {

@@ -181,9 +181,6 @@ func (ec *EventController) List(c *gin.Context, in *EventListInput) error {
 	if err != nil {
 		return err
 	}
-	if err := store.LoadSeriesFacts(events); err != nil {
-		return err
-	}
 	if err := store.LoadEventLinks(events); err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ type OccurrenceRef struct {
 // maxNextOccurrences is how many upcoming occurrences a series record lists.
 const maxNextOccurrences = 5
 
-// seriesShape fills the series members of r from e's series facts (models.Store.LoadSeriesFacts).
+// seriesShape fills the series members of r from e's series facts (read with the event).
 func seriesShape(e *models.Event, r *EventRecord) {
 	r.Recurrence = []string{}
 	loc := eventLocation(e.Timezone)

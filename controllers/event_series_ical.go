@@ -131,9 +131,6 @@ func (sw *seriesWriter) events(w *ical.Writer, shaper eventShaper, batch []model
 	}
 	records, err := sw.store.EventsByIDs(missing)
 	if err == nil {
-		err = sw.store.LoadSeriesFacts(records)
-	}
-	if err == nil {
 		err = sw.store.LoadEventLinks(records)
 	}
 	var hidden map[uint64][]time.Time
@@ -180,9 +177,6 @@ func containsID(ids []uint64, id uint64) bool {
 func (ec *EventController) writeSeriesICal(c *gin.Context, shaper eventShaper, e *models.Event) error {
 	store := ec.Store.WithContext(c.Request.Context())
 	occurrences, err := store.SeriesOccurrenceEvents(e.ID)
-	if err == nil {
-		err = store.LoadSeriesFacts(occurrences)
-	}
 	var exceptions []models.Event
 	last := e.EndUTC
 	for i := range occurrences {

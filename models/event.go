@@ -55,7 +55,7 @@ type Event struct {
 	CategoryLinks  *string `gorm:"<-:create" json:"category_links"`
 	TagLinks       *string `gorm:"<-:create" json:"tag_links"`
 
-	// Series is set on a series record, Occurrence and OccurrenceSeries on an occurrence (LoadSeriesFacts).
+	// Series is set on a series record, Occurrence and OccurrenceSeries on an occurrence (selectEvents, LoadSeriesFactsOf).
 	Series           *EventSeries     `gorm:"-" json:"-"`
 	Occurrence       *EventOccurrence `gorm:"-" json:"-"`
 	OccurrenceSeries *EventSeries     `gorm:"-" json:"-"`

@@ -45,38 +45,66 @@ func (s *Store) orderedEventIDs(scopes []Scope) *gorm.DB {
 	return s.db.Model(&Event{}).Select("events.id").Scopes(scopes...).Order(eventOrder)
 }
 
-// eventsIn reads, in list order and with their images and link lists, the events whose IDs the subquery ids selects
-// (expected of them, for the room it makes).
+// eventsIn reads, in list order and with their images, link lists and series facts, the events whose IDs the
+// subquery ids selects (expected of them, for the room it makes).
 func (s *Store) eventsIn(ids *gorm.DB, expected int) ([]Event, error) {
 	return scanEvents(s.db.Raw(selectEvents+" WHERE events.id IN (?) ORDER BY "+eventOrder, ids), expected)
 }
 
-// selectEvents reads every column of events (its link lists included: see Event.VenueLinks) and of its image (i),
-// in the order scanEvents scans them.
+// selectEvents reads every column of events (its link lists included: see Event.VenueLinks), of its image (i), and
+// its series facts: its occurrence row (eo) when it is an occurrence, and the row of the series it belongs to (es),
+// in the order scanEvents scans them. Reading the facts with the row spares every read of events a statement of its
+// own for what two primary-key probes a row find.
 const selectEvents = `SELECT events.id, events.author_id, events.status, events.trashed_status, events.password,
 	events.title, events.description, events.excerpt, events.slug, events.timezone, events.timezone_abbr,
 	events.start_utc, events.end_utc, events.all_day, events.cost, events.website, events.show_map,
 	events.show_map_link, events.hide_from_listings, events.sticky, events.featured, events.ticketed,
 	events.image_id, events.parent_id, events.published_at, events.created_at, events.updated_at,
 	events.venue_links, events.organizer_links, events.category_links, events.tag_links, events.series_id,
-	i.url, i.extension, i.created_at
-	FROM events LEFT JOIN images i ON i.id = events.image_id`
+	i.url, i.extension, i.created_at,
+	eo.series_id, eo.recurrence_id, eo.overrides,
+	es.event_id, es.recurrence, es.recurrence_text, es.hide_from_listings, es.expanded_until, es.venue_links,
+	es.organizer_links, es.category_links, es.tag_links
+	FROM events LEFT JOIN images i ON i.id = events.image_id
+	LEFT JOIN event_occurrences eo ON eo.event_id = events.id
+	LEFT JOIN event_series es ON es.event_id = events.series_id`
 
-// scanEvents runs query (selectEvents with its conditions) and reads its rows.
+// scanEvents runs query (selectEvents with its conditions) and reads its rows, series facts included.
 func scanEvents(query *gorm.DB, expected int) ([]Event, error) {
 	return scanAll(query, expected, func(rows *sql.Rows, e *Event) error {
-		var imageURL, imageExt *string
-		var imageCreated *time.Time
+		var (
+			imageURL, imageExt            *string
+			imageCreated, occurrenceStart *time.Time
+			occurrenceOf, seriesID        *uint64
+			overrides, seriesLines        *string
+			seriesText                    *string
+			seriesHidden                  *bool
+			ser                           EventSeries
+		)
 		if err := rows.Scan(&e.ID, &e.AuthorID, &e.Status, &e.TrashedStatus, &e.Password, &e.Title,
 			&e.Description, &e.Excerpt, &e.Slug, &e.Timezone, &e.TimezoneAbbr, &e.StartUTC, &e.EndUTC, &e.AllDay,
 			&e.Cost, &e.Website, &e.ShowMap, &e.ShowMapLink, &e.HideFromListings, &e.Sticky, &e.Featured,
 			&e.Ticketed, &e.ImageID, &e.ParentID, &e.PublishedAt, &e.CreatedAt, &e.UpdatedAt, &e.VenueLinks,
-			&e.OrganizerLinks, &e.CategoryLinks, &e.TagLinks, &e.SeriesID, &imageURL, &imageExt, &imageCreated); err != nil {
+			&e.OrganizerLinks, &e.CategoryLinks, &e.TagLinks, &e.SeriesID, &imageURL, &imageExt, &imageCreated,
+			&occurrenceOf, &occurrenceStart, &overrides, &seriesID, &seriesLines, &seriesText, &seriesHidden,
+			&ser.ExpandedUntil, &ser.VenueLinks, &ser.OrganizerLinks, &ser.CategoryLinks, &ser.TagLinks); err != nil {
 			return err
 		}
 		if e.ImageID != nil && imageURL != nil {
 			e.Image = &Image{ID: *e.ImageID, URL: *imageURL, Extension: *imageExt, CreatedAt: *imageCreated}
 		}
+		var occurrence *EventOccurrence
+		if occurrenceOf != nil {
+			occurrence = &EventOccurrence{EventID: e.ID, SeriesID: *occurrenceOf, RecurrenceID: occurrenceStart.UTC(),
+				Overrides: *overrides}
+		}
+		var series *EventSeries
+		if seriesID != nil {
+			ser.EventID, ser.Recurrence, ser.RecurrenceText, ser.HideFromListings = *seriesID, *seriesLines,
+				*seriesText, *seriesHidden
+			series = &ser
+		}
+		e.setSeriesFacts(occurrence, series)
 		return nil
 	})
 }

@@ -303,28 +303,34 @@ func (s *Store) EventWithLinks(id uint64) (*Event, error) {
 	return s.WithEventLinks(e)
 }
 
-// WithEventLinks returns e with its series facts, venues, organizers, categories and tags loaded.
+// WithEventLinks returns e, as the store read it (with its series facts) or as it was created, with its venues,
+// organizers, categories and tags loaded.
 func (s *Store) WithEventLinks(e *Event) (*Event, error) {
 	events := []Event{*e}
-	if err := s.LoadSeriesFacts(events); err != nil {
-		return nil, err
-	}
 	if err := s.LoadEventLinks(events); err != nil {
 		return nil, err
 	}
 	return &events[0], nil
 }
 
-// LoadSeriesFactsOf reads the series facts of e into it; a series record gets its series' link lists too.
+// LoadSeriesFactsOf reads the series facts of e, an event read otherwise than with selectEvents (which reads them
+// with the row), into it; a series record gets its series' link lists too.
 func (s *Store) LoadSeriesFactsOf(e *Event) error {
-	events := []Event{*e}
-	if err := s.LoadSeriesFacts(events); err != nil {
+	if e.SeriesID == nil {
+		return nil
+	}
+	facts, err := s.seriesFacts([]Event{*e})
+	if err != nil {
 		return err
 	}
-	e.Series, e.Occurrence, e.OccurrenceSeries = events[0].Series, events[0].Occurrence, events[0].OccurrenceSeries
-	if e.Series != nil {
-		e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks = events[0].VenueLinks, events[0].OrganizerLinks,
-			events[0].CategoryLinks, events[0].TagLinks
+	var occurrence *EventOccurrence
+	if o, ok := facts.Occurrences[e.ID]; ok {
+		occurrence = &o
 	}
+	var series *EventSeries
+	if ser, ok := facts.Series[*e.SeriesID]; ok {
+		series = &ser
+	}
+	e.setSeriesFacts(occurrence, series)
 	return nil
 }

@@ -215,28 +215,21 @@ func (s *Store) OccurrenceEvents(seriesID uint64, from time.Time, limit int) ([]
 		ORDER BY `+eventOrder+` LIMIT ?`, seriesID, seriesID, from, limit), limit)
 }
 
-// LoadSeriesFacts sets the series facts of events (Series, Occurrence, OccurrenceSeries), in one statement (none
-// when no event is in a series), and gives series records their links' lists: call it before LoadEventLinks.
-func (s *Store) LoadSeriesFacts(events []Event) error {
-	facts, err := s.seriesFacts(events)
-	if err != nil {
-		return err
+// setSeriesFacts sets e's series facts from its occurrence row (nil unless e is an occurrence) and the row of the
+// series it belongs to (nil when none): Series on a series record, which also takes its series' links' lists,
+// and Occurrence and OccurrenceSeries on an occurrence.
+func (e *Event) setSeriesFacts(occurrence *EventOccurrence, series *EventSeries) {
+	if series != nil && series.EventID == e.ID {
+		e.Series = series
+		e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks = series.VenueLinks, series.OrganizerLinks,
+			series.CategoryLinks, series.TagLinks
 	}
-	for i := range events {
-		e := &events[i]
-		if ser, ok := facts.Series[e.ID]; ok {
-			e.Series = &ser
-			e.VenueLinks, e.OrganizerLinks, e.CategoryLinks, e.TagLinks = ser.VenueLinks, ser.OrganizerLinks,
-				ser.CategoryLinks, ser.TagLinks
-		}
-		if o, ok := facts.Occurrences[e.ID]; ok {
-			e.Occurrence = &o
-			if ser, ok := facts.Series[o.SeriesID]; ok {
-				e.OccurrenceSeries = &ser
-			}
+	if occurrence != nil {
+		e.Occurrence = occurrence
+		if series != nil && series.EventID == occurrence.SeriesID {
+			e.OccurrenceSeries = series
 		}
 	}
-	return nil
 }
 
 // LinkIDs returns the records e's link lists name: venues and organizers in their order, categories and tags.

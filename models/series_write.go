@@ -228,7 +228,7 @@ func expandedUntil(ser *EventSeries, e *Event) time.Time {
 	return e.StartUTC.AddDate(1000, 0, 0)
 }
 
-// seriesLinks are the links of series record e (its series' lists, which LoadSeriesFacts put on it) with those
+// seriesLinks are the links of series record e (its series' lists, which its series facts put on it) with those
 // the write sent in their place.
 func seriesLinks(e *Event, sent EventLinkIDs) (EventLinkIDs, error) {
 	var l EventLinkIDs
