@@ -55,7 +55,10 @@ func (s *Store) eventsIn(ids *gorm.DB, expected int) ([]Event, error) {
 // its series facts: its occurrence row (eo) when it is an occurrence, and the row of the series it belongs to (es),
 // in the order scanEvents scans them. Reading the facts with the row spares every read of events a statement of its
 // own for what two primary-key probes a row find.
-const selectEvents = `SELECT events.id, events.author_id, events.status, events.trashed_status, events.password,
+const selectEvents = selectEventColumns + fromEvents
+
+// selectEventColumns and fromEvents are selectEvents' two halves, for a statement that selects one more column.
+const selectEventColumns = `SELECT events.id, events.author_id, events.status, events.trashed_status, events.password,
 	events.title, events.description, events.excerpt, events.slug, events.timezone, events.timezone_abbr,
 	events.start_utc, events.end_utc, events.all_day, events.cost, events.website, events.show_map,
 	events.show_map_link, events.hide_from_listings, events.sticky, events.featured, events.ticketed,
@@ -64,13 +67,16 @@ const selectEvents = `SELECT events.id, events.author_id, events.status, events.
 	i.url, i.extension, i.created_at,
 	eo.series_id, eo.recurrence_id, eo.overrides,
 	es.event_id, es.recurrence, es.recurrence_text, es.hide_from_listings, es.expanded_until, es.venue_links,
-	es.organizer_links, es.category_links, es.tag_links
+	es.organizer_links, es.category_links, es.tag_links`
+
+const fromEvents = `
 	FROM events LEFT JOIN images i ON i.id = events.image_id
 	LEFT JOIN event_occurrences eo ON eo.event_id = events.id
 	LEFT JOIN event_series es ON es.event_id = events.series_id`
 
-// scanEvents runs query (selectEvents with its conditions) and reads its rows, series facts included.
-func scanEvents(query *gorm.DB, expected int) ([]Event, error) {
+// scanEvents runs query (selectEvents with its conditions) and reads its rows, series facts included. A query that
+// selects more columns after selectEvents' scans them into extra, which keeps the last row's values.
+func scanEvents(query *gorm.DB, expected int, extra ...any) ([]Event, error) {
 	return scanAll(query, expected, func(rows *sql.Rows, e *Event) error {
 		var (
 			imageURL, imageExt            *string
@@ -81,13 +87,14 @@ func scanEvents(query *gorm.DB, expected int) ([]Event, error) {
 			seriesHidden                  *bool
 			ser                           EventSeries
 		)
-		if err := rows.Scan(&e.ID, &e.AuthorID, &e.Status, &e.TrashedStatus, &e.Password, &e.Title,
+		if err := rows.Scan(append([]any{&e.ID, &e.AuthorID, &e.Status, &e.TrashedStatus, &e.Password, &e.Title,
 			&e.Description, &e.Excerpt, &e.Slug, &e.Timezone, &e.TimezoneAbbr, &e.StartUTC, &e.EndUTC, &e.AllDay,
 			&e.Cost, &e.Website, &e.ShowMap, &e.ShowMapLink, &e.HideFromListings, &e.Sticky, &e.Featured,
 			&e.Ticketed, &e.ImageID, &e.ParentID, &e.PublishedAt, &e.CreatedAt, &e.UpdatedAt, &e.VenueLinks,
 			&e.OrganizerLinks, &e.CategoryLinks, &e.TagLinks, &e.SeriesID, &imageURL, &imageExt, &imageCreated,
 			&occurrenceOf, &occurrenceStart, &overrides, &seriesID, &seriesLines, &seriesText, &seriesHidden,
-			&ser.ExpandedUntil, &ser.VenueLinks, &ser.OrganizerLinks, &ser.CategoryLinks, &ser.TagLinks); err != nil {
+			&ser.ExpandedUntil, &ser.VenueLinks, &ser.OrganizerLinks, &ser.CategoryLinks, &ser.TagLinks},
+			extra...)...); err != nil {
 			return err
 		}
 		if e.ImageID != nil && imageURL != nil {

@@ -88,8 +88,20 @@ SELECT {day} AS day, COUNT(*) AS n FROM events
 // read of the kept counts. The last day is whole when the window ends at its last second or later, as event times
 // are whole seconds (every write truncates them, and invariants.DayCounts checks it).
 func (s *Store) windowDays(w *Window, byDay, singlesOnly bool) ([]dayCount, error) {
-	if len(w.Statuses) == 0 || w.End.Before(w.Start) {
+	query, args := s.windowDaysSQL(w, byDay, singlesOnly)
+	if query == "" {
 		return nil, nil
+	}
+	var rows []dayCount
+	err := s.db.Raw(query, args).Scan(&rows).Error
+	slices.SortStableFunc(rows, func(a, b dayCount) int { return int(a.Day - b.Day) })
+	return rows, err
+}
+
+// windowDaysSQL is windowDays' statement, with its named arguments; "" when the window is empty.
+func (s *Store) windowDaysSQL(w *Window, byDay, singlesOnly bool) (string, map[string]any) {
+	if len(w.Statuses) == 0 || w.End.Before(w.Start) {
+		return "", nil
 	}
 	day := "event_day(events.start_utc)"
 	if s.dialect == SQLite {
@@ -118,21 +130,21 @@ func (s *Store) windowDays(w *Window, byDay, singlesOnly bool) ([]dayCount, erro
 	query = strings.NewReplacer("{day}", day, "{listed}", isFalse(s.db, "events.hide_from_listings"),
 		"{kept_n}", keptN, "{singles}", singles,
 		"{table_day}", tableDay, "{table_group}", tableGroup, "{lower}", lower, "{upper}", upper).Replace(query)
-	var rows []dayCount
-	err := s.db.Raw(query, map[string]any{
+	return query, map[string]any{
 		"statuses": w.Statuses, "first": first, "last": last, "start": w.Start, "end": w.End,
 		"second_start": dayStart(first + 1), "last_start": dayStart(last), "after_first": afterFirst,
-	}).Scan(&rows).Error
-	slices.SortStableFunc(rows, func(a, b dayCount) int { return int(a.Day - b.Day) })
-	return rows, err
+	}
 }
 
 // listWindow returns one page of the window's events and their total, from the kept day counts: the total is
-// their sum, and a page past the first starts its index scan at the first day that page reaches (the counts of the
-// days before it tell how many events to skip), so a deep page reads about one day of index, not every event
-// before it.
+// their sum (read with the first page's rows: firstWindowPage), and a page past the first starts its index scan at
+// the first day that page reaches (the counts of the days before it tell how many events to skip), so a deep page
+// reads about one day of index, not every event before it.
 func (s *Store) listWindow(scopes []Scope, page Page, w *Window) ([]Event, int64, error) {
-	days, err := s.windowDays(w, page.Offset() > 0, false)
+	if page.Offset() == 0 {
+		return s.firstWindowPage(scopes, page, w)
+	}
+	days, err := s.windowDays(w, true, false)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -165,6 +177,21 @@ func (s *Store) listWindow(scopes []Scope, page Page, w *Window) ([]Event, int64
 		ids = ids.Where("events.start_utc >= ?", *from)
 	}
 	events, err := s.eventsIn(ids.Offset(int(skip)).Limit(page.Size), page.Size)
+	return events, total, err
+}
+
+// firstWindowPage returns the first page of the window's events and their total in one statement: the page's
+// rows, each with the sum of the window's day counts (an uncorrelated subquery, computed once). A first page is
+// empty exactly when the window is, so an empty answer's total is 0.
+func (s *Store) firstWindowPage(scopes []Scope, page Page, w *Window) ([]Event, int64, error) {
+	days, args := s.windowDaysSQL(w, false, false)
+	if days == "" {
+		return []Event{}, 0, nil
+	}
+	args["page"] = s.orderedEventIDs(scopes).Limit(page.Size)
+	var total int64
+	events, err := scanEvents(s.db.Raw(selectEventColumns+", (SELECT CAST(COALESCE(SUM(d.n), 0) AS BIGINT) FROM ("+
+		days+") AS d) AS total"+fromEvents+" WHERE events.id IN (@page) ORDER BY "+eventOrder, args), page.Size, &total)
 	return events, total, err
 }
 
