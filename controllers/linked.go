@@ -633,8 +633,7 @@ func (k *linkedKind[T, P, In]) list(a *App, c *gin.Context, in *LinkedList) erro
 	}
 	body = append(body, orderedEntry{"total", total}, orderedEntry{"total_pages", totalPages})
 	endpoint.SetListHeaders(c, total, totalPages, links)
-	c.JSON(http.StatusOK, body)
-	return nil
+	return writeOwnJSON(c, http.StatusOK, body)
 }
 
 // pageLinks builds a list's navigation URLs as The Events Calendar does: next and previous move page

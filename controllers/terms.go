@@ -429,8 +429,7 @@ func (tc termController) list(c *gin.Context, p *TermListParams, parent endpoint
 		body = append(body, orderedEntry{"previous_rest_url", links.Previous})
 	}
 	endpoint.SetListHeaders(c, total, totalPages, links)
-	c.JSON(http.StatusOK, body)
-	return nil
+	return writeOwnJSON(c, http.StatusOK, body)
 }
 
 // get handles GET /categories/:id and GET /tags/:id, with the term's Last-Modified.

@@ -87,14 +87,17 @@ func scanEvents(query *gorm.DB, expected int, extra ...any) ([]Event, error) {
 			seriesHidden                  *bool
 			ser                           EventSeries
 		)
-		if err := rows.Scan(append([]any{&e.ID, &e.AuthorID, &e.Status, &e.TrashedStatus, &e.Password, &e.Title,
+		dest := []any{&e.ID, &e.AuthorID, &e.Status, &e.TrashedStatus, &e.Password, &e.Title,
 			&e.Description, &e.Excerpt, &e.Slug, &e.Timezone, &e.TimezoneAbbr, &e.StartUTC, &e.EndUTC, &e.AllDay,
 			&e.Cost, &e.Website, &e.ShowMap, &e.ShowMapLink, &e.HideFromListings, &e.Sticky, &e.Featured,
 			&e.Ticketed, &e.ImageID, &e.ParentID, &e.PublishedAt, &e.CreatedAt, &e.UpdatedAt, &e.VenueLinks,
 			&e.OrganizerLinks, &e.CategoryLinks, &e.TagLinks, &e.SeriesID, &imageURL, &imageExt, &imageCreated,
 			&occurrenceOf, &occurrenceStart, &overrides, &seriesID, &seriesLines, &seriesText, &seriesHidden,
-			&ser.ExpandedUntil, &ser.VenueLinks, &ser.OrganizerLinks, &ser.CategoryLinks, &ser.TagLinks},
-			extra...)...); err != nil {
+			&ser.ExpandedUntil, &ser.VenueLinks, &ser.OrganizerLinks, &ser.CategoryLinks, &ser.TagLinks}
+		if len(extra) > 0 {
+			dest = append(dest, extra...)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		if e.ImageID != nil && imageURL != nil {
