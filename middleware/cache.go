@@ -107,23 +107,50 @@ type build struct {
 // on list pages built at every request), and evict answers that are asked for. A request seen again after a
 // write is stored at its first build under the new data version, since its shape is what repeats remember.
 //
-// Each shape has one slot of repeatSlots, picked by its hash; a shape seen in between in the same slot
-// displaces it, so memory stays bounded (512 KB) and the shapes remembered are the recent ones.
+// The shapes are kept in a Bloom filter of repeatBits bits, repeatHashes of them per shape, which forgets
+// everything once it has taken repeatShapes new shapes, so that it never fills up: memory stays bounded (128 KB),
+// and when the filter is fullest fewer than 2% of new shapes are taken for seen by mistake. A slot per
+// shape, which this had been, let two shapes that share one displace each other at every build, so that neither
+// was ever stored.
 type repeats struct {
 	seed  maphash.Seed
-	slots []atomic.Uint64
+	bits  []atomic.Uint64
+	added atomic.Int64 // shapes added since the filter was last cleared
 }
 
-const repeatSlots = 1 << 16
+const (
+	repeatBits   = 1 << 20
+	repeatHashes = 3
+	repeatShapes = 100_000
+)
 
 func newRepeats() *repeats {
-	return &repeats{seed: maphash.MakeSeed(), slots: make([]atomic.Uint64, repeatSlots)}
+	return &repeats{seed: maphash.MakeSeed(), bits: make([]atomic.Uint64, repeatBits/64)}
 }
 
 // again records that a request of this shape is being built, and tells whether one was before.
 func (r *repeats) again(shape string) bool {
-	h := maphash.String(r.seed, shape) | 1 // never the empty slot's 0
-	return r.slots[h%repeatSlots].Swap(h) == h
+	h := maphash.String(r.seed, shape)
+	seen := true
+	for i := range repeatHashes {
+		bit := (h >> (i * 21)) % repeatBits
+		mask := uint64(1) << (bit % 64)
+		if r.bits[bit/64].Or(mask)&mask == 0 {
+			seen = false
+		}
+	}
+	if !seen && r.added.Add(1) > repeatShapes {
+		r.forget()
+	}
+	return seen
+}
+
+// forget clears the filter. A concurrent again may keep a bit it set meanwhile: at worst one more answer stored.
+func (r *repeats) forget() {
+	r.added.Store(0)
+	for i := range r.bits {
+		r.bits[i].Store(0)
+	}
 }
 
 // answerCache holds answers up to a total weight (key and cachedAnswer.weight), and evicts the least recently used

@@ -104,3 +104,48 @@ func TestARequestThatWaitsForABuildMakesItsAnswerWorthStoring(t *testing.T) {
 		t.Fatalf("the waiting request got %v, want the answer its leader stored", a)
 	}
 }
+
+// TestRepeatsRememberManyShapesAtOnce builds twenty thousand distinct requests twice: the second time each is seen
+// (a slot per shape had let shapes that share one displace each other, so that neither was ever stored), and
+// only a few of another twenty thousand new ones are taken for seen.
+func TestRepeatsRememberManyShapesAtOnce(t *testing.T) {
+	r := newRepeats()
+	const n = 20_000
+	for i := range n {
+		if r.again(fmt.Sprint("/events?page=", i)) {
+			t.Logf("shape %d taken for seen before it was", i)
+		}
+	}
+	for i := range n {
+		if !r.again(fmt.Sprint("/events?page=", i)) {
+			t.Fatalf("shape %d of %d was forgotten", i, n)
+		}
+	}
+	mistaken := 0
+	for i := range n {
+		if r.again(fmt.Sprint("/venues?page=", i)) {
+			mistaken++
+		}
+	}
+	if mistaken > n/100 {
+		t.Fatalf("%d of %d new shapes were taken for seen", mistaken, n)
+	}
+}
+
+// TestRepeatsForgetOnceFull adds more new shapes than the filter takes: it starts again, so a shape seen before
+// is new once more.
+func TestRepeatsForgetOnceFull(t *testing.T) {
+	r := newRepeats()
+	r.again("/events")
+	cleared := false
+	for i := 0; i < 2*repeatShapes && !cleared; i++ {
+		r.again(fmt.Sprint("/events?visit=", i))
+		cleared = r.added.Load() == 0
+	}
+	if !cleared {
+		t.Fatalf("%d new shapes did not clear the filter", 2*repeatShapes)
+	}
+	if r.again("/events") {
+		t.Fatal("a full filter was not cleared")
+	}
+}
