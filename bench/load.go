@@ -35,8 +35,9 @@ type scenario struct {
 	// writer, when set, writes at its own pace beside the readers (the mixed scenario); its writes are reported
 	// as a result of their own.
 	writer *mixedWriter
-	// prime, when set, is requested once each (from every connection, unmeasured) before the warm-up: the mixed
-	// readers start from a response cache that holds their answers, as a long-running service's would.
+	// prime, when set, is requested twice each (from every connection, unmeasured) before the warm-up: the mixed
+	// readers start from a response cache that holds their answers, as a long-running service's would (the
+	// service stores an answer when its request comes again).
 	prime []string
 	// custom, when set, runs the scenario in place of the load generator's loop (set-up, paced writes, checks) and
 	// returns its rows.
@@ -224,11 +225,13 @@ func (g *loadGenerator) send(ctx context.Context, r request) (int, int64, error)
 	return res.StatusCode, size, err
 }
 
-// prime requests each path once, from every connection, and returns how long it took.
+// prime requests each path twice, from every connection, and returns how long it took: the first pass builds
+// every answer, the second builds and stores it.
 func (g *loadGenerator) prime(ctx context.Context, paths []string) time.Duration {
 	if len(paths) == 0 {
 		return 0
 	}
+	paths = append(slices.Clip(paths), paths...)
 	start := time.Now()
 	var next atomic.Int64
 	var wg sync.WaitGroup
