@@ -109,9 +109,9 @@ type build struct {
 //
 // The shapes are kept in a Bloom filter of repeatBits bits, repeatHashes of them per shape, which forgets
 // everything once it has taken repeatShapes new shapes, so that it never fills up: memory stays bounded (128 KB),
-// and when the filter is fullest fewer than 2% of new shapes are taken for seen by mistake. A slot per
-// shape, which this had been, let two shapes that share one displace each other at every build, so that neither
-// was ever stored.
+// and when the filter is fullest fewer than 2% of new shapes are taken for seen by mistake. (A table with one
+// slot per hash would let two shapes that share a slot displace each other at every build, so that neither answer
+// was ever stored.)
 type repeats struct {
 	seed  maphash.Seed
 	bits  []atomic.Uint64

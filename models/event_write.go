@@ -319,18 +319,14 @@ func (s *Store) LoadSeriesFactsOf(e *Event) error {
 	if e.SeriesID == nil {
 		return nil
 	}
-	facts, err := s.seriesFacts([]Event{*e})
+	read, err := s.EventByID(e.ID)
 	if err != nil {
 		return err
 	}
-	var occurrence *EventOccurrence
-	if o, ok := facts.Occurrences[e.ID]; ok {
-		occurrence = &o
+	series := read.Series
+	if series == nil {
+		series = read.OccurrenceSeries
 	}
-	var series *EventSeries
-	if ser, ok := facts.Series[*e.SeriesID]; ok {
-		series = &ser
-	}
-	e.setSeriesFacts(occurrence, series)
+	e.setSeriesFacts(read.Occurrence, series)
 	return nil
 }

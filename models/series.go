@@ -138,69 +138,6 @@ func (s *Store) SaveOccurrence(o *EventOccurrence) error {
 	return s.db.Save(o).Error
 }
 
-// SeriesFacts are the series facts of a page of events, read in one statement whatever the page's size.
-type SeriesFacts struct {
-	// Occurrences are the occurrence rows of the page's occurrences, by event ID.
-	Occurrences map[uint64]EventOccurrence
-	// Series are the series rows of the page's series records and of its occurrences' series, by series ID.
-	Series map[uint64]EventSeries
-}
-
-// seriesFacts reads the series facts of events, those of them in a series (SeriesID set): the occurrence rows of
-// the occurrences and the series rows of every series they belong to, which their SeriesID names, so that one
-// statement reads both (seriesFactsSQL).
-func (s *Store) seriesFacts(events []Event) (SeriesFacts, error) {
-	facts := SeriesFacts{Occurrences: map[uint64]EventOccurrence{}, Series: map[uint64]EventSeries{}}
-	var occurrences, series []uint64
-	for i := range events {
-		if id := events[i].SeriesID; id != nil {
-			if *id != events[i].ID {
-				occurrences = append(occurrences, events[i].ID)
-			}
-			series = append(series, *id)
-		}
-	}
-	if len(series) == 0 {
-		return facts, nil
-	}
-	rows, err := s.db.Raw(seriesFactsSQL, map[string]any{"occurrences": nonEmptyIDs(occurrences), "series": series}).Rows()
-	if err != nil {
-		return facts, err
-	}
-	defer func() { _ = rows.Close() }()
-	for rows.Next() {
-		var (
-			kind, text   string
-			id, ofSeries uint64
-			at           *time.Time
-			ser          EventSeries
-		)
-		if err := rows.Scan(&kind, &id, &ofSeries, &at, &text, &ser.RecurrenceText, &ser.HideFromListings,
-			&ser.VenueLinks, &ser.OrganizerLinks, &ser.CategoryLinks, &ser.TagLinks); err != nil {
-			return facts, err
-		}
-		if kind == "o" {
-			facts.Occurrences[id] = EventOccurrence{EventID: id, SeriesID: ofSeries, RecurrenceID: at.UTC(), Overrides: text}
-			continue
-		}
-		ser.EventID, ser.Recurrence, ser.ExpandedUntil = id, text, at
-		facts.Series[id] = ser
-	}
-	return facts, rows.Err()
-}
-
-// seriesFactsSQL reads the occurrence rows of the events with IDs @occurrences (kind o) and the series rows of the
-// series with IDs @series (kind s). Columns the two share take the value of each: at is an occurrence's original
-// start or a series' horizon, text its overrides or the series' lines; the other columns are a series' alone.
-// (SQLite types a column of a compound select by its first select's, so each of these is a column there.)
-const seriesFactsSQL = `SELECT 'o' AS kind, event_id, series_id, recurrence_id AS at, overrides AS text,
-	'' AS recurrence_text, FALSE AS hide_from_listings, NULL AS venue_links, NULL AS organizer_links,
-	NULL AS category_links, NULL AS tag_links
-	FROM event_occurrences WHERE event_id IN @occurrences
-UNION ALL
-SELECT 's', event_id, 0, expanded_until, recurrence, recurrence_text, hide_from_listings, venue_links,
-	organizer_links, category_links, tag_links FROM event_series WHERE event_id IN @series`
-
 // EventsInSeries keeps the occurrences of the series whose record is event id.
 func EventsInSeries(id uint64) Scope {
 	return func(db *gorm.DB) *gorm.DB {
