@@ -98,6 +98,15 @@ func (s *Store) windowDays(w *Window, byDay, singlesOnly bool) ([]dayCount, erro
 	return rows, err
 }
 
+// sumDays is the number of events the day counts count.
+func sumDays(days []dayCount) int64 {
+	var n int64
+	for _, d := range days {
+		n += d.N
+	}
+	return n
+}
+
 // windowDaysSQL is windowDays' statement, with its named arguments; "" when the window is empty.
 func (s *Store) windowDaysSQL(w *Window, byDay, singlesOnly bool) (string, map[string]any) {
 	if len(w.Statuses) == 0 || w.End.Before(w.Start) {
@@ -148,10 +157,7 @@ func (s *Store) listWindow(scopes []Scope, page Page, w *Window) ([]Event, int64
 	if err != nil {
 		return nil, 0, err
 	}
-	var total int64
-	for _, d := range days {
-		total += d.N
-	}
+	total := sumDays(days)
 	skip := int64(page.Offset())
 	if skip >= total {
 		return []Event{}, total, nil

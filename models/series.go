@@ -370,10 +370,7 @@ func (s *Store) ListCollapsed(filters []Scope, page Page, w *Window) ([]Event, i
 		}
 		if w != nil && w.Near == nil {
 			days, err := s.windowDays(w, false, true)
-			for _, d := range days {
-				singles += d.N
-			}
-			return singles + series, err
+			return sumDays(days) + series, err
 		}
 		err = s.db.Model(&Event{}).Scopes(filters...).Where("events.series_id IS NULL").Count(&singles).Error
 		return singles + series, err
