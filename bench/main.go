@@ -564,6 +564,9 @@ func scenarios(f fixtures, token string) []scenario {
 		}},
 		{name: "search", next: func(int, int) request { return get("/events?search=jazz") }},
 		{name: "category + venue", next: func(w, _ int) request { return get(categoryAndVenue(w)) }},
+		{name: "category list", next: func(w, _ int) request {
+			return get("/events?categories=" + f.categorySlugs[pick(w, len(f.categorySlugs))])
+		}},
 		// The same lists, each missing the response cache, which shows what the query path itself sustains.
 		scenario{name: uncachedCategoryAndVenue, next: func(w, _ int) request { return get(categoryAndVenue(w)) }}.uncached(),
 		collapsedList(),

@@ -104,13 +104,16 @@ type eventQuery struct {
 	countable *models.Window
 	// plannedForValues says that the database must plan the list's queries for their values (listBounds.addImplied)
 	plannedForValues bool
-	// filtered says that a scope other than the date window, the statuses, what they imply and a radius query
-	// narrows the list; statuses are the statuses it keeps. An unfiltered list is a models.Window, which kept
-	// totals total.
+	// filtered says that a scope other than the date window, the statuses, what they imply, a radius query and
+	// categories narrows the list; statuses are the statuses it keeps. An unfiltered list is a models.Window,
+	// which kept totals total.
 	filtered bool
 	statuses []string
 	// near is the circle of a radius query, which a window may still total (models.Window.Near).
 	near *models.Circle
+	// categories are the categories (with their descendants) the list is narrowed to, which a window may still
+	// total (models.Window.Categories).
+	categories []uint64
 	// collapsed is the list without collapse_series=true when it has it, else nil.
 	collapsed *collapsedList
 }
@@ -124,18 +127,24 @@ func (q *eventQuery) addNear(c models.Circle) {
 	q.near = &c
 }
 
+// addCategories narrows the list to the events in one of the categories (with their descendants).
+func (q *eventQuery) addCategories(ids []uint64) {
+	q.scopes = append(q.scopes, models.EventsInCategories(ids))
+	q.categories = ids
+}
+
 // addBound narrows the list by its date window or statuses, or by a bound they imply.
 func (q *eventQuery) addBound(s models.Scope) { q.scopes = append(q.scopes, s) }
 
-// window is the list as a models.Window when nothing but its date window, statuses and radius query narrows it,
-// else nil.
+// window is the list as a models.Window when nothing but its date window, statuses and either its radius query
+// or its categories narrows it, else nil.
 func (q *eventQuery) window(b listBounds, user *models.User) *models.Window {
-	if q.filtered || b.start == nil || b.end == nil {
+	if q.filtered || b.start == nil || b.end == nil || (q.near != nil && q.categories != nil) {
 		return nil
 	}
 	w := models.WindowFor(user, q.statuses, *b.start, *b.end)
 	if w != nil {
-		w.Near = q.near
+		w.Near, w.Categories = q.near, q.categories
 	}
 	return w
 }
@@ -287,7 +296,7 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 	// with its other filters and totalled per series (models.Store.ListCollapsed).
 	w := q.window(bounds, user)
 	collapse := in.CollapseSeries.Set && in.CollapseSeries.V
-	bounds.addImplied(q, w != nil && w.Near == nil && !collapse)
+	bounds.addImplied(q, w.DaysTotal() && !collapse)
 	if collapse {
 		addCollapseSeries(q, w)
 	} else {
@@ -354,7 +363,7 @@ func pairsVenuesAndCategories(in *EventFilters, refs models.ListRefIDs) bool {
 // descendants) and any of the tags; addLinkFilters applies categories along with a venue filter. Unlike The Events
 // Calendar, rest_url echoes them, so that its next and previous links keep the filter.
 func addTermFilters(q *eventQuery, in *EventFilters, refs models.ListRefIDs) {
-	categories := models.EventsInCategories
+	categories := q.addCategories
 	if pairsVenuesAndCategories(in, refs) {
 		categories = nil
 	}
@@ -362,14 +371,14 @@ func addTermFilters(q *eventQuery, in *EventFilters, refs models.ListRefIDs) {
 		name  string
 		param endpoint.Opt[[]string]
 		ids   []uint64
-		scope func([]uint64) models.Scope
+		apply func([]uint64)
 	}{
 		{"categories", in.Categories, refs.Categories, categories},
-		{"tags", in.Tags, refs.Tags, models.EventsWithTags},
+		{"tags", in.Tags, refs.Tags, func(ids []uint64) { q.add(models.EventsWithTags(ids)) }},
 	} {
 		if f.param.Set && len(f.ids) > 0 {
-			if f.scope != nil {
-				q.add(f.scope(f.ids))
+			if f.apply != nil {
+				f.apply(f.ids)
 			}
 			q.args = q.args.Add(f.name, strings.Join(f.param.V, ","))
 		}

@@ -8,15 +8,22 @@ import (
 )
 
 // Window is a list that kept totals can total without counting its events: listed events with one of Statuses that
-// start at or after Start and end at or before End, with no other filter than Near. Without Near, the kept day
-// counts (table event_day_counts, kept by triggers on events) total and page it; with Near, the kept venue links
-// (venue_listed_events) total it. Every other list counts its matches.
+// start at or after Start and end at or before End, with no other filter than Near or Categories (not both).
+// Without either, the kept day counts (table event_day_counts, kept by triggers on events) total and page it; with
+// Near, the kept venue links (venue_listed_events) total it; with Categories, the kept category links
+// (category_listed_events). Every other list counts its matches.
 type Window struct {
 	Statuses   []string
 	Start, End time.Time
 	// Near, when set, keeps only the events at a venue within the circle.
 	Near *Circle
+	// Categories, when set, keeps only the events in one of these categories (a filter's categories with their
+	// descendants).
+	Categories []uint64
 }
+
+// DaysTotal tells whether the kept day counts total w: it has neither Near nor Categories.
+func (w *Window) DaysTotal() bool { return w != nil && w.Near == nil && w.Categories == nil }
 
 // WindowFor returns the window of a list of the statuses between start and end as u sees it, or nil when what u
 // may read depends on each event's author (a contributor's own drafts), which the counts do not tell apart.
@@ -202,16 +209,39 @@ func (s *Store) firstWindowPage(scopes []Scope, page Page, w *Window) ([]Event, 
 }
 
 // ListEventsIn is ListEvents for a list that may be a window (w, nil otherwise): a window is totalled and paged
-// from the kept day counts, or from the kept venue links when it is narrowed to a circle.
+// from the kept day counts, or from the kept venue links when it is narrowed to a circle; one narrowed to
+// categories is paged with its scopes and totalled from the kept category links.
 func (s *Store) ListEventsIn(scopes []Scope, page Page, w *Window) ([]Event, int64, error) {
 	switch {
 	case w == nil:
 		return s.ListEvents(scopes, page)
 	case w.Near != nil:
 		return s.listNear(page, w)
+	case w.Categories != nil:
+		return s.listCounted(scopes, page, func() (int64, error) { return s.categoriesTotal(w) })
 	}
 	return s.listWindow(scopes, page, w)
 }
+
+// categoriesTotal counts the events of a window narrowed to categories from their kept category links
+// (category_listed_events): one range of idx_category_listed_events_window per category, never a read of events.
+// An event in several of the categories counts once.
+func (s *Store) categoriesTotal(w *Window) (int64, error) {
+	query := countCategoriesEvents
+	if len(w.Categories) == 1 {
+		query = countCategoryEvents
+	}
+	var total int64
+	err := s.db.Raw(query, w.Categories, w.Statuses, w.Start, w.End).Scan(&total).Error
+	return total, err
+}
+
+// The counts of categoriesTotal: an event in several categories counts once, which one category does not need.
+const (
+	countCategoriesEvents = "SELECT count(DISTINCT event_id) FROM category_listed_events " + categoriesWindow
+	countCategoryEvents   = "SELECT count(*) FROM category_listed_events " + categoriesWindow
+	categoriesWindow      = "WHERE category_id IN ? AND status IN ? AND start_utc >= ? AND end_utc <= ?"
+)
 
 // listNear returns one page of a window narrowed to a circle, and its total, both from one pass over the kept
 // venue links (venue_listed_events) of the venues within the circle: one range of idx_venue_listed_events_window

@@ -6,18 +6,20 @@ import (
 	"gorm.io/gorm"
 )
 
-// keptCountTriggers are the PostgreSQL triggers that keep event_day_counts, linked_last_starts and
-// venue_listed_events, by table.
+// keptCountTriggers are the PostgreSQL triggers that keep event_day_counts, linked_last_starts,
+// venue_listed_events and category_listed_events, by table.
 var keptCountTriggers = map[string][]string{
 	"events": {"event_day_counts_insert", "event_day_counts_update", "event_day_counts_delete",
-		"linked_last_starts_events_update", "venue_listed_events_events_update"},
+		"linked_last_starts_events_update", "venue_listed_events_events_update", "category_listed_events_events_update"},
 	"event_venues": {"linked_last_starts_venues_insert", "linked_last_starts_venues_delete",
 		"venue_listed_events_links_insert", "venue_listed_events_links_update", "venue_listed_events_links_delete"},
 	"event_organizers": {"linked_last_starts_organizers_insert", "linked_last_starts_organizers_delete"},
+	"event_categories": {"category_listed_events_links_insert", "category_listed_events_links_update",
+		"category_listed_events_links_delete"},
 }
 
 // SetKeptCountTriggers turns the PostgreSQL triggers that keep the list counts (event_day_counts,
-// linked_last_starts, venue_listed_events) off or on, for a bulk load that rebuilds the counts once at its end
+// linked_last_starts, venue_listed_events, category_listed_events) off or on, for a bulk load that rebuilds the counts once at its end
 // (RebuildKeptCounts) instead of updating them for every batch. It takes each table's exclusive lock: nothing else may write while they
 // are off. On SQLite, whose triggers cannot be turned off, it does nothing.
 func (s *Store) SetKeptCountTriggers(ctx context.Context, on bool) error {
@@ -43,6 +45,12 @@ func (s *Store) SetKeptCountTriggers(ctx context.Context, on bool) error {
 const FreshVenueListedEvents = `SELECT l.event_id, l.venue_id, e.status, e.start_utc, e.end_utc
 	FROM event_venues l JOIN events e ON e.id = l.event_id WHERE NOT e.hide_from_listings`
 
+// FreshCategoryListedEvents computes from the links and the events what category_listed_events keeps: for each link
+// of a listed event to a category, the event's status, start and end (event_id, category_id, status, start_utc,
+// end_utc).
+const FreshCategoryListedEvents = `SELECT l.event_id, l.category_id, e.status, e.start_utc, e.end_utc
+	FROM event_categories l JOIN events e ON e.id = l.event_id WHERE NOT e.hide_from_listings`
+
 // FreshLastStarts computes from the links and the events what linked_last_starts keeps: for each venue ('v') and
 // organizer ('o') with events, the latest start of its published events and of its private ones (kind, id,
 // published, private).
@@ -56,7 +64,7 @@ const FreshLastStarts = `SELECT 'v' AS kind, l.venue_id AS id,
 	FROM event_organizers l JOIN events e ON e.id = l.event_id GROUP BY l.organizer_id`
 
 // RebuildKeptCounts computes the list counts kept by triggers (event_day_counts, linked_last_starts,
-// venue_listed_events) again from the events and their links, in one transaction: after a bulk load made with the
+// venue_listed_events, category_listed_events) again from the events and their links, in one transaction: after a bulk load made with the
 // triggers off, or to repair them.
 func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 	day := func(col string) string {
@@ -74,6 +82,9 @@ func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 		"INSERT INTO linked_last_starts (kind, id, published, private) " + FreshLastStarts,
 		"DELETE FROM venue_listed_events",
 		"INSERT INTO venue_listed_events (event_id, venue_id, status, start_utc, end_utc) " + FreshVenueListedEvents,
+		"DELETE FROM category_listed_events",
+		"INSERT INTO category_listed_events (event_id, category_id, status, start_utc, end_utc) " +
+			FreshCategoryListedEvents,
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		for _, q := range statements {

@@ -368,7 +368,7 @@ func (s *Store) ListCollapsed(filters []Scope, page Page, w *Window) ([]Event, i
 		if err != nil {
 			return 0, err
 		}
-		if w != nil && w.Near == nil {
+		if w.DaysTotal() {
 			days, err := s.windowDays(w, false, true)
 			return sumDays(days) + series, err
 		}

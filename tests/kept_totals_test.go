@@ -179,3 +179,60 @@ func TestConcurrentSeriesAndEventWritesKeepTheKeptTotalsExact(t *testing.T) {
 	t.Logf("%d rounds of simultaneous writes of series, events and their links (%d refused after another write, "+
 		"none 5xx): every kept total equalled a fresh count", rounds, failed.Load())
 }
+
+// A category list's total comes from category links kept by the writes, not from a count of its events: each
+// write that moves an event into or out of the categories, the date window, the statuses a visitor reads or the
+// listings changes the total the next list reports; a child category's events count for its parent, and an event
+// in two of the categories asked for counts once.
+func TestCategoryTotalsFollowEveryWrite(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleEditor)
+	music := app.post(t, token, "/categories", map[string]any{"name": "Music"})
+	jazz := app.post(t, token, "/categories", map[string]any{"name": "Jazz", "parent": music})
+	rock := app.post(t, token, "/categories", map[string]any{"name": "Rock"})
+	create := func(title string, days int, categories ...uint64) string {
+		t.Helper()
+		return eventPath(app.createEvent(t, token, eventBody(title, days, "categories", categories)))
+	}
+	update := func(path string, body map[string]any) {
+		t.Helper()
+		app.Do(Request{Method: http.MethodPost, Path: path, Token: token, Body: body}).ExpectStatus(t, http.StatusOK)
+	}
+	// per_page=1 keeps the first page full, so that the total is the one counted for the whole list.
+	expectTotals := func(what string, want map[string]int) {
+		t.Helper()
+		for categories, n := range want {
+			res := app.Get("/events?per_page=1&categories="+categories).ExpectStatus(t, http.StatusOK)
+			whole := idsOf(app.Get("/events?per_page=50&categories="+categories).ExpectStatus(t, http.StatusOK).
+				JSON(t)["events"])
+			if got := res.Header.Get("X-TEC-Total"); got != fmt.Sprint(n) || res.JSON(t)["total"] != float64(n) ||
+				len(whole) != n {
+				t.Fatalf("after %s, categories=%s: X-TEC-Total %s and %d events listed, want %d", what, categories,
+					got, len(whole), n)
+			}
+		}
+	}
+	ids := fmt.Sprintf("%d,%d", music, rock)
+	first := create("First", 2, music)
+	create("Second", 3, jazz)
+	both := create("Both", 4, jazz, rock)
+	rocky := create("Rocky", 5, rock)
+	app.createEvent(t, token, eventBody("Hidden", 2, "categories", []uint64{music}, "hide_from_listings", true))
+	expectTotals("the creates", map[string]int{"music": 3, ids: 4, "rock": 2})
+
+	update(first, map[string]any{"start_date": daysFromNow(3*365, 10), "end_date": daysFromNow(3*365, 12)})
+	expectTotals("moving an event past the window", map[string]int{"music": 2, ids: 3})
+	update(rocky, map[string]any{"categories": []uint64{music}})
+	expectTotals("moving an event to another category", map[string]int{"music": 3, ids: 3, "rock": 1})
+	update(both, map[string]any{"hide_from_listings": true})
+	expectTotals("hiding an event", map[string]int{"music": 2, ids: 2, "rock": 0})
+	update(rocky, map[string]any{"status": "draft"})
+	expectTotals("making an event a draft", map[string]int{"music": 1, ids: 1})
+	app.Do(Request{Method: http.MethodDelete, Path: first, Token: token}).ExpectStatus(t, http.StatusOK)
+	series := app.createEvent(t, token, eventBody("Weekly", 1, "categories", []uint64{jazz},
+		"recurrence", []string{"RRULE:FREQ=WEEKLY;COUNT=3"}))
+	expectTotals("a series of three", map[string]int{"music": 4, ids: 4, "jazz": 4})
+	app.Do(Request{Method: http.MethodDelete, Path: eventPath(series), Token: token}).ExpectStatus(t, http.StatusOK)
+	expectTotals("trashing the series", map[string]int{"music": 1, ids: 1})
+}

@@ -1,6 +1,6 @@
 // Package invariants checks a database against what every write must keep true of it: each event's link lists
 // name exactly its link rows, and the totals kept for the lists (day counts, the latest starts of venues and
-// organizers, the venue links of listed events, term counts) equal a fresh count. The tests hold every test's
+// organizers, the venue and category links of listed events, term counts) equal a fresh count. The tests hold every test's
 // database to them when the test ends, and the benchmark harness holds a seeded database to them (-check). Each
 // check returns the problems it found, as sentences, and an error only when it could not read the database.
 package invariants
@@ -80,10 +80,11 @@ func linkRowsByEvent(db *gorm.DB) (map[uint64][]string, error) {
 	return byEvent, err
 }
 
-// KeptTotals runs DayCounts, LastStarts, VenueListedEvents and TermCounts.
+// KeptTotals runs DayCounts, LastStarts, VenueListedEvents, CategoryListedEvents and TermCounts.
 func KeptTotals(db *gorm.DB) ([]string, error) {
 	var problems []string
-	for _, check := range []func(*gorm.DB) ([]string, error){DayCounts, LastStarts, VenueListedEvents, TermCounts} {
+	for _, check := range []func(*gorm.DB) ([]string, error){DayCounts, LastStarts, VenueListedEvents,
+		CategoryListedEvents, TermCounts} {
 		found, err := check(db)
 		if err != nil {
 			return problems, err
@@ -240,29 +241,40 @@ func instantText(v sql.NullString) string {
 // VenueListedEvents compares the kept venue links of listed events (venue_listed_events, which radius queries are
 // totalled from) with the links and the events themselves.
 func VenueListedEvents(db *gorm.DB) ([]string, error) {
-	kept, err := venueListedRows(db, `SELECT event_id, venue_id, status, start_utc, end_utc FROM venue_listed_events`)
-	if err != nil {
-		return nil, err
-	}
-	fresh, err := venueListedRows(db, models.FreshVenueListedEvents)
-	if err != nil {
-		return nil, err
-	}
-	if slices.Equal(kept, fresh) {
-		return nil, nil
-	}
-	return []string{fmt.Sprintf("kept venue links of listed events %v, fresh from the links %v", kept, fresh)}, nil
+	return keptListedEvents(db, "venue", models.FreshVenueListedEvents)
 }
 
-// venueListedRows reads the rows of query (event_id, venue_id, status, start_utc, end_utc) as sorted text, the
+// CategoryListedEvents compares the kept category links of listed events (category_listed_events, which category
+// lists are totalled from) with the links and the events themselves.
+func CategoryListedEvents(db *gorm.DB) ([]string, error) {
+	return keptListedEvents(db, "category", models.FreshCategoryListedEvents)
+}
+
+// keptListedEvents compares the rows of table kind_listed_events with fresh, the query that computes them.
+func keptListedEvents(db *gorm.DB, kind, fresh string) ([]string, error) {
+	kept, err := listedRows(db, "SELECT event_id, "+kind+"_id, status, start_utc, end_utc FROM "+kind+"_listed_events")
+	if err != nil {
+		return nil, err
+	}
+	computed, err := listedRows(db, fresh)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Equal(kept, computed) {
+		return nil, nil
+	}
+	return []string{fmt.Sprintf("kept %s links of listed events %v, fresh from the links %v", kind, kept, computed)}, nil
+}
+
+// listedRows reads the rows of query (event_id, the record's ID, status, start_utc, end_utc) as sorted text, the
 // instants as instantText writes them.
-func venueListedRows(db *gorm.DB, query string) ([]string, error) {
+func listedRows(db *gorm.DB, query string) ([]string, error) {
 	return sortedRows(db, query, func(scan func(...any) error) (string, error) {
-		var event, venue uint64
+		var event, record uint64
 		var status string
 		var start, end sql.NullString
-		err := scan(&event, &venue, &status, &start, &end)
-		return fmt.Sprintf("e%d v%d %s %s %s", event, venue, status, instantText(start), instantText(end)), err
+		err := scan(&event, &record, &status, &start, &end)
+		return fmt.Sprintf("e%d r%d %s %s %s", event, record, status, instantText(start), instantText(end)), err
 	})
 }
 
