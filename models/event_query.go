@@ -94,10 +94,7 @@ func scanEvents(query *gorm.DB, expected int, extra ...any) ([]Event, error) {
 			&e.OrganizerLinks, &e.CategoryLinks, &e.TagLinks, &e.SeriesID, &imageURL, &imageExt, &imageCreated,
 			&occurrenceOf, &occurrenceStart, &overrides, &seriesID, &seriesLines, &seriesText, &seriesHidden,
 			&ser.ExpandedUntil, &ser.VenueLinks, &ser.OrganizerLinks, &ser.CategoryLinks, &ser.TagLinks}
-		if len(extra) > 0 {
-			dest = append(dest, extra...)
-		}
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(append(dest, extra...)...); err != nil {
 			return err
 		}
 		if e.ImageID != nil && imageURL != nil {

@@ -10,7 +10,8 @@ import (
 // venue_listed_events and category_listed_events, by table.
 var keptCountTriggers = map[string][]string{
 	"events": {"event_day_counts_insert", "event_day_counts_update", "event_day_counts_delete",
-		"linked_last_starts_events_update", "venue_listed_events_events_update", "category_listed_events_events_update"},
+		"linked_last_starts_events_update", "venue_listed_events_events_update",
+		"category_listed_events_events_update"},
 	"event_venues": {"linked_last_starts_venues_insert", "linked_last_starts_venues_delete",
 		"venue_listed_events_links_insert", "venue_listed_events_links_update", "venue_listed_events_links_delete"},
 	"event_organizers": {"linked_last_starts_organizers_insert", "linked_last_starts_organizers_delete"},
@@ -19,9 +20,10 @@ var keptCountTriggers = map[string][]string{
 }
 
 // SetKeptCountTriggers turns the PostgreSQL triggers that keep the list counts (event_day_counts,
-// linked_last_starts, venue_listed_events, category_listed_events) off or on, for a bulk load that rebuilds the counts once at its end
-// (RebuildKeptCounts) instead of updating them for every batch. It takes each table's exclusive lock: nothing else may write while they
-// are off. On SQLite, whose triggers cannot be turned off, it does nothing.
+// linked_last_starts, venue_listed_events, category_listed_events) off or on, for a bulk load that rebuilds the
+// counts once at its end (RebuildKeptCounts) instead of updating them for every batch. It takes each table's
+// exclusive lock: nothing else may write while they are off. On SQLite, whose triggers cannot be turned off, it
+// does nothing.
 func (s *Store) SetKeptCountTriggers(ctx context.Context, on bool) error {
 	if s.dialect != Postgres {
 		return nil
@@ -64,8 +66,8 @@ const FreshLastStarts = `SELECT 'v' AS kind, l.venue_id AS id,
 	FROM event_organizers l JOIN events e ON e.id = l.event_id GROUP BY l.organizer_id`
 
 // RebuildKeptCounts computes the list counts kept by triggers (event_day_counts, linked_last_starts,
-// venue_listed_events, category_listed_events) again from the events and their links, in one transaction: after a bulk load made with the
-// triggers off, or to repair them.
+// venue_listed_events, category_listed_events) again from the events and their links, in one transaction: after a
+// bulk load made with the triggers off, or to repair them.
 func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 	day := func(col string) string {
 		if s.dialect == SQLite {

@@ -195,10 +195,7 @@ func TestCategoryTotalsFollowEveryWrite(t *testing.T) {
 		t.Helper()
 		return eventPath(app.createEvent(t, token, eventBody(title, days, "categories", categories)))
 	}
-	update := func(path string, body map[string]any) {
-		t.Helper()
-		app.Do(Request{Method: http.MethodPost, Path: path, Token: token, Body: body}).ExpectStatus(t, http.StatusOK)
-	}
+	update := func(path string, body map[string]any) { app.updateEvent(t, http.MethodPost, path, token, body) }
 	// per_page=1 keeps the first page full, so that the total is the one counted for the whole list.
 	expectTotals := func(what string, want map[string]int) {
 		t.Helper()

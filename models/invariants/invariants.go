@@ -1,8 +1,9 @@
 // Package invariants checks a database against what every write must keep true of it: each event's link lists
 // name exactly its link rows, and the totals kept for the lists (day counts, the latest starts of venues and
-// organizers, the venue and category links of listed events, term counts) equal a fresh count. The tests hold every test's
-// database to them when the test ends, and the benchmark harness holds a seeded database to them (-check). Each
-// check returns the problems it found, as sentences, and an error only when it could not read the database.
+// organizers, the venue and category links of listed events, term counts) equal a fresh count. The tests hold
+// every test's database to them when the test ends, and the benchmark harness holds a seeded database to them
+// (-check). Each check returns the problems it found, as sentences, and an error only when it could not read the
+// database.
 package invariants
 
 import (
@@ -263,7 +264,8 @@ func keptListedEvents(db *gorm.DB, kind, fresh string) ([]string, error) {
 	if slices.Equal(kept, computed) {
 		return nil, nil
 	}
-	return []string{fmt.Sprintf("kept %s links of listed events %v, fresh from the links %v", kind, kept, computed)}, nil
+	return []string{fmt.Sprintf("kept %s links of listed events %v, fresh from the links %v", kind, kept,
+		computed)}, nil
 }
 
 // listedRows reads the rows of query (event_id, the record's ID, status, start_utc, end_utc) as sorted text, the
