@@ -48,3 +48,50 @@ func TestEventChangesNameEveryColumn(t *testing.T) {
 		t.Fatalf("the update's change rows name %q, want end_utc,start_utc,title", fields)
 	}
 }
+
+// TestIdleDispatchLeavesThePosition holds the webhook dispatcher to writing nothing while nothing changes: a poll
+// that finds no new change leaves its position row as it was (on PostgreSQL, rewriting it would also move the
+// snapshot it holds), and the next change is still dispatched.
+func TestIdleDispatchLeavesThePosition(t *testing.T) {
+	s := testStore(t)
+	ctx := context.Background()
+	built := 0
+	dispatch := func() {
+		t.Helper()
+		_, err := s.DispatchChanges(ctx, 100, DispatchLease{}, func(*Store, []Webhook, []Change) ([]WebhookDelivery, error) {
+			built++
+			return nil, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	position := func() webhookCursor {
+		t.Helper()
+		var cur webhookCursor
+		if err := s.DB().Where("id = 1").Take(&cur).Error; err != nil {
+			t.Fatal(err)
+		}
+		return cur
+	}
+	if err := s.CreateWebhook(ctx, &Webhook{URL: "http://receiver.test/hook", Events: "*", Secret: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	author := testUser(t, s, "author", RoleAuthor)
+	createEvent(t, s, author, "Talk")
+	dispatch()
+	if built != 1 {
+		t.Fatalf("the create was built into deliveries %d times, want 1", built)
+	}
+	idle := position()
+	dispatch()
+	dispatch()
+	if now := position(); now != idle {
+		t.Fatalf("idle polls moved the position from %+v to %+v", idle, now)
+	}
+	createEvent(t, s, author, "Keynote")
+	dispatch()
+	if built != 2 || position() == idle {
+		t.Fatalf("after an idle spell the next change was built %d times in all (want 2), position %+v", built, position())
+	}
+}

@@ -233,6 +233,9 @@ type Dispatched struct {
 // time (the position's row lock; others skip their turn). With no subscription it only moves the position.
 func (s *Store) DispatchChanges(ctx context.Context, limit int, lease DispatchLease,
 	build func(tx *Store, subs []Webhook, changes []Change) ([]WebhookDelivery, error)) (Dispatched, error) {
+	if idle, err := s.nothingToDispatch(ctx); err != nil || idle {
+		return Dispatched{}, err
+	}
 	var out Dispatched
 	err := s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error {
 		out = Dispatched{}
@@ -264,8 +267,7 @@ func (s *Store) DispatchChanges(ctx context.Context, limit int, lease DispatchLe
 			if err != nil {
 				return err
 			}
-			// Every kind: the PostgreSQL index (kind, xid, record_id) is read as five ranges.
-			if err := db.Table("changes").Scopes(window).Where("kind IN (1, 2, 3, 4, 5) AND op <> 'l' AND id > ?", cur.AfterID).Order("id").Limit(limit).
+			if err := db.Table("changes").Scopes(window).Where(dispatchedChanges+" AND id > ?", cur.AfterID).Order("id").Limit(limit).
 				Select("id, kind, record_id, op, COALESCE(fields, '') AS fields, COALESCE(CAST(old AS TEXT), '') AS old, at").
 				Scan(&changes).Error; err != nil {
 				return err
@@ -292,6 +294,34 @@ func (s *Store) DispatchChanges(ctx context.Context, limit int, lease DispatchLe
 		return Dispatched{}, err
 	}
 	return out, nil
+}
+
+// dispatchedChanges are the changes a dispatch makes deliveries of: records created, updated or deleted, of every
+// kind (the PostgreSQL index (kind, xid, record_id) is read as five ranges).
+const dispatchedChanges = "kind IN (1, 2, 3, 4, 5) AND op <> 'l'"
+
+// nothingToDispatch tells whether a dispatch now would only rewrite the position: the last dispatch closed its
+// window and no change it would read has been committed since. Skipping it spares an idle service a row lock and
+// an update of the position at every poll, each a transaction ID and a WAL record (and, on PostgreSQL, each moves
+// the snapshot the next poll would compare with). It reads without locking: a change committed after it looked
+// is found by the next poll, since the position has not moved past it.
+func (s *Store) nothingToDispatch(ctx context.Context) (bool, error) {
+	db := s.db.WithContext(ctx)
+	var cur webhookCursor
+	if res := db.Where("id = 1").Limit(1).Find(&cur); res.Error != nil || res.RowsAffected == 0 || cur.Busy {
+		return false, res.Error
+	}
+	now, err := s.SyncPosition(ctx)
+	if err != nil {
+		return false, err
+	}
+	window, err := s.changeWindow(SyncPosition{Seq: cur.FromSeq, Snap: cur.FromSnap}, now)
+	if err != nil {
+		return false, err
+	}
+	var found []int64
+	err = db.Table("changes").Scopes(window).Where(dispatchedChanges).Limit(1).Pluck("id", &found).Error
+	return len(found) == 0, err
 }
 
 // deliveryKey names the deliveries that are sent in order: those of one subscription and record.
