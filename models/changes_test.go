@@ -56,13 +56,13 @@ func TestIdleDispatchLeavesThePosition(t *testing.T) {
 	s := testStore(t)
 	ctx := context.Background()
 	built := 0
+	build := func(*Store, []Webhook, []Change) ([]WebhookDelivery, error) {
+		built++
+		return nil, nil
+	}
 	dispatch := func() {
 		t.Helper()
-		_, err := s.DispatchChanges(ctx, 100, DispatchLease{}, func(*Store, []Webhook, []Change) ([]WebhookDelivery, error) {
-			built++
-			return nil, nil
-		})
-		if err != nil {
+		if _, err := s.DispatchChanges(ctx, 100, DispatchLease{}, build); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -92,6 +92,6 @@ func TestIdleDispatchLeavesThePosition(t *testing.T) {
 	createEvent(t, s, author, "Keynote")
 	dispatch()
 	if built != 2 || position() == idle {
-		t.Fatalf("after an idle spell the next change was built %d times in all (want 2), position %+v", built, position())
+		t.Fatalf("after an idle spell, changes were built %d times in all (want 2), position %+v", built, position())
 	}
 }

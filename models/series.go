@@ -359,9 +359,9 @@ func CollapseSeries(scopes []Scope) Scope {
 // condition would probe once per occurrence. The probe is a scalar subquery, not EXISTS: PostgreSQL turns EXISTS
 // into a semi join, and the generic plan of the prepared statement (taken after five runs whenever its estimate is
 // lower) merged it with every occurrence of the window instead (26,971 events read, 72 ms against 5 ms, at 100,000
-// events); a scalar subquery stays one probe per series in every plan. The single events of a window (w, nil otherwise; a window with a
-// circle counts them) are summed from the kept day counts, which keep how many of each day's events are
-// occurrences.
+// events); a scalar subquery stays one probe per series in every plan. The single events of a window (w, nil
+// otherwise; a window with a circle counts them) are summed from the kept day counts, which keep how many of each
+// day's events are occurrences.
 func (s *Store) ListCollapsed(filters []Scope, page Page, w *Window) ([]Event, int64, error) {
 	scopes := append(slices.Clip(filters), CollapseSeries(filters))
 	return s.listCounted(scopes, page, func() (int64, error) {

@@ -230,7 +230,8 @@ type Dispatched struct {
 // in change order, and the dispatcher's position moves past them with their insertion. Up to lease.Max of them,
 // each the only delivery of its subscription and record waiting to be sent, are inserted as claimed by the
 // caller until lease.Until (an attempt counted); the others wait to be claimed. Only one instance dispatches at a
-// time (the position's row lock; others skip their turn). With no subscription it only moves the position.
+// time (the position's row lock; others skip their turn). With no subscription it only moves the position; with
+// no new change it does nothing (nothingToDispatch).
 func (s *Store) DispatchChanges(ctx context.Context, limit int, lease DispatchLease,
 	build func(tx *Store, subs []Webhook, changes []Change) ([]WebhookDelivery, error)) (Dispatched, error) {
 	if idle, err := s.nothingToDispatch(ctx); err != nil || idle {
@@ -267,9 +268,11 @@ func (s *Store) DispatchChanges(ctx context.Context, limit int, lease DispatchLe
 			if err != nil {
 				return err
 			}
-			if err := db.Table("changes").Scopes(window).Where(dispatchedChanges+" AND id > ?", cur.AfterID).Order("id").Limit(limit).
+			err = db.Table("changes").Scopes(window).Where(dispatchedChanges+" AND id > ?", cur.AfterID).
+				Order("id").Limit(limit).
 				Select("id, kind, record_id, op, COALESCE(fields, '') AS fields, COALESCE(CAST(old AS TEXT), '') AS old, at").
-				Scan(&changes).Error; err != nil {
+				Scan(&changes).Error
+			if err != nil {
 				return err
 			}
 			out.Read = len(changes)
