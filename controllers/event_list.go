@@ -127,7 +127,8 @@ func (q *eventQuery) addNear(c models.Circle) {
 	q.near = &c
 }
 
-// addCategories narrows the list to the events in one of the categories (with their descendants).
+// addCategories narrows the list to the events in one of the categories (with their descendants). Unlike add, it
+// leaves the list a window, which the kept category links total.
 func (q *eventQuery) addCategories(ids []uint64) {
 	q.scopes = append(q.scopes, models.EventsInCategories(ids))
 	q.categories = ids

@@ -356,17 +356,17 @@ func CollapseSeries(scopes []Scope) Scope {
 // ListCollapsed is ListEventsIn for a list with collapse_series=true: one page of the events that pass filters with
 // each series once (CollapseSeries), and their total. The total is the single events that pass plus the series with
 // an occurrence that passes, one probe of idx_events_series per series: counting the events with the collapse
-// condition would probe once per occurrence. The probe is a scalar subquery, not EXISTS: PostgreSQL turns EXISTS
-// into a semi join, and the generic plan of the prepared statement (taken after five runs whenever its estimate is
-// lower) merged it with every occurrence of the window instead (26,971 events read, 72 ms against 5 ms, at 100,000
-// events); a scalar subquery stays one probe per series in every plan. The single events of a window (w, nil
-// otherwise; a window with a circle counts them) are summed from the kept day counts, which keep how many of each
-// day's events are occurrences.
+// condition would probe once per occurrence. The probe is a scalar subquery, not EXISTS, which PostgreSQL turns
+// into a semi join that a prepared statement's generic plan merged with every occurrence of the window (see
+// docs/benchmarks.md, "A collapsed list's total in every plan"). The single events of a window (w, nil otherwise;
+// a window with a circle or categories counts them) are summed from the kept day counts, which keep how many of
+// each day's events are occurrences.
 func (s *Store) ListCollapsed(filters []Scope, page Page, w *Window) ([]Event, int64, error) {
 	scopes := append(slices.Clip(filters), CollapseSeries(filters))
 	return s.listCounted(scopes, page, func() (int64, error) {
 		var singles, series int64
-		inSeries := s.db.Model(&Event{}).Select("1").Scopes(filters...).Where("events.series_id = s.event_id").Limit(1)
+		inSeries := s.db.Model(&Event{}).Select("1").Scopes(filters...).
+			Where("events.series_id = s.event_id").Limit(1)
 		err := s.db.Table("event_series AS s").Where("(?) IS NOT NULL", inSeries).Count(&series).Error
 		if err != nil {
 			return 0, err
