@@ -366,6 +366,20 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes the connection pool.
 func (s *Store) Close() error { return s.SQLDB().Close() }
 
+// createExtensions creates the PostgreSQL extensions the migrations use (pg_trgm, in public), under a lock of the
+// whole database. Extensions belong to the database, not to a schema, and CREATE EXTENSION IF NOT EXISTS is not
+// safe against itself: two schemas of one database migrating at once (two services, or the tests) both created
+// pg_trgm and one failed on the catalog's unique index; the schemas' own migration locks do not serialize them.
+// An extension that exists is left as it is, whoever made it.
+func (s *Store) createExtensions(ctx context.Context) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", advisoryKey("extensions")).Error; err != nil {
+			return err
+		}
+		return tx.Exec("CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public").Error
+	})
+}
+
 // Migrate applies every pending migration of the store's dialect and returns the versions applied.
 func (s *Store) Migrate(ctx context.Context) ([]int64, error) {
 	dir, dialect := "migrations/sqlite", goose.DialectSQLite3
@@ -388,6 +402,9 @@ func (s *Store) Migrate(ctx context.Context) ([]int64, error) {
 			return nil, err
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
+		if err := s.createExtensions(ctx); err != nil {
+			return nil, err
+		}
 	}
 	fsys, err := fs.Sub(migrations, dir)
 	if err != nil {

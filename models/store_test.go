@@ -3,12 +3,18 @@ package models
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"testing"
 
 	"gorm.io/gorm"
+
+	"calendar/models/testdb"
 )
 
 // migratedSQLite returns a store on a new, migrated SQLite file that is closed when the test ends.
@@ -149,5 +155,58 @@ func TestAStorePlannedForValuesPreparesNoStatement(t *testing.T) {
 	probe(s)
 	if n := prepared(); n != 1 {
 		t.Fatalf("%d prepared statements after six queries of the store itself, want 1", n)
+	}
+}
+
+// TestSchemasOfANewDatabaseMigrateAtOnce migrates four schemas of a new PostgreSQL database at the same time, as
+// services in schemas of their own, or the tests, do: each migration creates the extensions it needs, which belong
+// to the database, and without a lock of the database's one of them failed on the catalog's unique index.
+func TestSchemasOfANewDatabaseMigrateAtOnce(t *testing.T) {
+	pg := testdb.PostgresURL()
+	if pg == "" {
+		t.Skip("CALENDAR_TEST_DATABASE_URL is not set")
+	}
+	admin, err := Open(Postgres, pg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	name := fmt.Sprintf("calendar_extensions_%d", rand.Uint32())
+	if err := admin.DB().Exec("CREATE DATABASE " + name).Error; err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = admin.DB().Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)").Error })
+	u, err := url.Parse(pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	var migrating sync.WaitGroup
+	start := make(chan struct{})
+	errs := make([]error, 4)
+	for i := range errs {
+		q := u.Query()
+		q.Set("search_path", fmt.Sprintf("s%d,public", i))
+		schemaURL := *u
+		schemaURL.RawQuery = q.Encode()
+		s, err := Open(Postgres, schemaURL.String(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.DB().Exec(fmt.Sprintf("CREATE SCHEMA s%d", i)).Error; err != nil {
+			t.Fatal(err)
+		}
+		migrating.Go(func() {
+			<-start
+			_, errs[i] = s.Migrate(context.Background())
+		})
+	}
+	close(start)
+	migrating.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("schema s%d: %v", i, err)
+		}
 	}
 }
