@@ -2,6 +2,7 @@ package models
 
 import (
 	"database/sql"
+	"slices"
 	"strings"
 	"time"
 
@@ -234,19 +235,30 @@ var searchedColumns = []string{"title", "description", "excerpt"}
 // EventsMatching keeps events in whose title, description or excerpt every term appears, ignoring case; a term
 // may be a phrase. Of a protected event the viewer may not edit, only the title is searched (see
 // ProtectedFieldsVisible). On PostgreSQL each column has a trigram index that serves the pattern.
+//
+// Each term makes two conditions: the term is in one of the columns, and the search rule holds (the event's
+// protected fields are visible, or the term is in a column every caller sees). Together they are the rule's
+// "only the title of a protected event", but the first is then exactly what PostgreSQL rechecks on every
+// candidate row of the trigram indexes' bitmap, and a condition it rechecks it does not evaluate again as a
+// filter; with the rule inside it, every candidate's texts were matched twice (docs/benchmarks.md, "Search
+// candidates matched once").
 func EventsMatching(terms []string, viewer *User) Scope {
 	return func(db *gorm.DB) *gorm.DB {
+		visible, visibleArgs := ProtectedFieldsVisible("events", viewer)
 		for _, term := range terms {
 			pattern := "%" + escapeLike(term) + "%"
-			conds := make([]string, len(searchedColumns))
-			var args []any
-			for i, col := range searchedColumns {
-				var colArgs []any
-				conds[i], colArgs = searchableColumn("events", col, eventAlwaysVisible, viewer,
-					containsFold(db, "events."+col), []any{pattern})
-				args = append(args, colArgs...)
+			var inAny, inAlwaysVisible []string
+			var anyArgs, alwaysVisibleArgs []any
+			for _, col := range searchedColumns {
+				match := containsFold(db, "events."+col)
+				inAny, anyArgs = append(inAny, match), append(anyArgs, pattern)
+				if eventAlwaysVisible[col] {
+					inAlwaysVisible, alwaysVisibleArgs = append(inAlwaysVisible, match), append(alwaysVisibleArgs, pattern)
+				}
 			}
-			db = db.Where("("+strings.Join(conds, " OR ")+")", args...)
+			db = db.Where("("+strings.Join(inAny, " OR ")+")", anyArgs...).
+				Where("("+strings.Join(append([]string{visible}, inAlwaysVisible...), " OR ")+")",
+					append(slices.Clone(visibleArgs), alwaysVisibleArgs...)...)
 		}
 		return db
 	}

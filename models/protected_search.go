@@ -25,18 +25,6 @@ func ProtectedFieldsVisible(table string, viewer *User) (string, []any) {
 	return "(" + table + ".password = '' OR " + editable + ")", args
 }
 
-// searchableColumn is the condition that column of table contains a pattern (match, with its arguments),
-// restricted by the search rule: an always-visible column is searched in every row, any other only where
-// ProtectedFieldsVisible holds.
-func searchableColumn(table, column string, alwaysVisible map[string]bool, viewer *User, match string,
-	matchArgs []any) (string, []any) {
-	if alwaysVisible[column] {
-		return match, matchArgs
-	}
-	visible, args := ProtectedFieldsVisible(table, viewer)
-	return "(" + visible + " AND " + match + ")", append(args, matchArgs...)
-}
-
 // editableBy is User.CanEdit as SQL on the rows of table: the same capabilities, by the status a trashed record
 // had before the trash.
 func editableBy(table string, u *User) (string, []any) {
