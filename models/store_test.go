@@ -170,12 +170,16 @@ func TestSchemasOfANewDatabaseMigrateAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
+	t.Cleanup(func() { admin.Close() })
 	name := fmt.Sprintf("calendar_extensions_%d", rand.Uint32())
 	if err := admin.DB().Exec("CREATE DATABASE " + name).Error; err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = admin.DB().Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)").Error })
+	t.Cleanup(func() { // before admin.Close: cleanups run last registered first
+		if err := admin.DB().Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)").Error; err != nil {
+			t.Errorf("dropping %s: %v", name, err)
+		}
+	})
 	u, err := url.Parse(pg)
 	if err != nil {
 		t.Fatal(err)
