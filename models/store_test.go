@@ -158,7 +158,7 @@ func TestAStorePlannedForValuesPreparesNoStatement(t *testing.T) {
 	}
 }
 
-// TestSchemasOfANewDatabaseMigrateAtOnce migrates four schemas of a new PostgreSQL database at the same time, as
+// TestSchemasOfANewDatabaseMigrateAtOnce migrates eight schemas of a new PostgreSQL database at the same time, as
 // services in schemas of their own, or the tests, do: each migration creates the extensions it needs, which belong
 // to the database, and without a lock of the database's one of them failed on the catalog's unique index.
 func TestSchemasOfANewDatabaseMigrateAtOnce(t *testing.T) {
@@ -185,22 +185,24 @@ func TestSchemasOfANewDatabaseMigrateAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.Path = "/" + name
-	var migrating sync.WaitGroup
-	start := make(chan struct{})
-	errs := make([]error, 4)
-	for i := range errs {
+	stores := make([]*Store, 8)
+	for i := range stores {
 		q := u.Query()
 		q.Set("search_path", fmt.Sprintf("s%d,public", i))
 		schemaURL := *u
 		schemaURL.RawQuery = q.Encode()
-		s, err := Open(Postgres, schemaURL.String(), 2)
-		if err != nil {
+		if stores[i], err = Open(Postgres, schemaURL.String(), 2); err != nil {
 			t.Fatal(err)
 		}
-		defer s.Close()
-		if err := s.DB().Exec(fmt.Sprintf("CREATE SCHEMA s%d", i)).Error; err != nil {
+		defer stores[i].Close()
+		if err := stores[i].DB().Exec(fmt.Sprintf("CREATE SCHEMA s%d", i)).Error; err != nil {
 			t.Fatal(err)
 		}
+	}
+	var migrating sync.WaitGroup
+	start := make(chan struct{})
+	errs := make([]error, len(stores))
+	for i, s := range stores {
 		migrating.Go(func() {
 			<-start
 			_, errs[i] = s.Migrate(context.Background())
