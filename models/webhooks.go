@@ -263,13 +263,11 @@ func (s *Store) DispatchChanges(ctx context.Context, limit int, lease DispatchLe
 		}
 		var changes []Change
 		if len(subs) > 0 {
-			window, err := tx.changeWindow(SyncPosition{Seq: cur.FromSeq, Snap: cur.FromSnap},
-				SyncPosition{Seq: cur.UntilSeq, Snap: cur.UntilSnap})
+			dispatchable, err := tx.dispatchableChanges(cur.from(), SyncPosition{Seq: cur.UntilSeq, Snap: cur.UntilSnap})
 			if err != nil {
 				return err
 			}
-			err = db.Table("changes").Scopes(window).Where(dispatchedChanges+" AND id > ?", cur.AfterID).
-				Order("id").Limit(limit).
+			err = dispatchable.Where("id > ?", cur.AfterID).Order("id").Limit(limit).
 				Select("id, kind, record_id, op, COALESCE(fields, '') AS fields, COALESCE(CAST(old AS TEXT), '') AS old, at").
 				Scan(&changes).Error
 			if err != nil {
@@ -299,9 +297,19 @@ func (s *Store) DispatchChanges(ctx context.Context, limit int, lease DispatchLe
 	return out, nil
 }
 
-// dispatchedChanges are the changes a dispatch makes deliveries of: records created, updated or deleted, of every
-// kind (the PostgreSQL index (kind, xid, record_id) is read as five ranges).
-const dispatchedChanges = "kind IN (1, 2, 3, 4, 5) AND op <> 'l'"
+// from is the position the dispatcher's current or next window starts after.
+func (c webhookCursor) from() SyncPosition { return SyncPosition{Seq: c.FromSeq, Snap: c.FromSnap} }
+
+// dispatchableChanges is the query of the changes a dispatch makes deliveries of, committed after from and up to
+// until: records created, updated or deleted, of every kind (the PostgreSQL index (kind, xid, record_id) is read as
+// five ranges).
+func (s *Store) dispatchableChanges(from, until SyncPosition) (*gorm.DB, error) {
+	window, err := s.changeWindow(from, until)
+	if err != nil {
+		return nil, err
+	}
+	return s.db.Table("changes").Scopes(window).Where("kind IN (1, 2, 3, 4, 5) AND op <> 'l'"), nil
+}
 
 // nothingToDispatch tells whether a dispatch now would only rewrite the position: the last dispatch closed its
 // window and no change it would read has been committed since. Skipping it spares an idle service a row lock and
@@ -318,12 +326,12 @@ func (s *Store) nothingToDispatch(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	window, err := s.changeWindow(SyncPosition{Seq: cur.FromSeq, Snap: cur.FromSnap}, now)
+	dispatchable, err := s.WithContext(ctx).dispatchableChanges(cur.from(), now)
 	if err != nil {
 		return false, err
 	}
 	var found []int64
-	err = db.Table("changes").Scopes(window).Where(dispatchedChanges).Limit(1).Pluck("id", &found).Error
+	err = dispatchable.Limit(1).Pluck("id", &found).Error
 	return len(found) == 0, err
 }
 
