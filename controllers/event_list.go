@@ -104,8 +104,8 @@ type eventQuery struct {
 	countable *models.Window
 	// plannedForValues says that the database must plan the list's queries for their values (listBounds.addImplied)
 	plannedForValues bool
-	// filtered says that a scope other than the date window, the statuses, what they imply, a radius query and
-	// categories narrows the list; statuses are the statuses it keeps. An unfiltered list is a models.Window,
+	// filtered says that a scope other than the date window, the statuses, what they imply, a radius query,
+	// categories and a search narrows the list; statuses are the statuses it keeps. An unfiltered list is a models.Window,
 	// which kept totals total.
 	filtered bool
 	statuses []string
@@ -114,6 +114,8 @@ type eventQuery struct {
 	// categories are the categories (with their descendants) the list is narrowed to, which a window may still
 	// total (models.Window.Categories).
 	categories []uint64
+	// search are the terms the list is searched for, which a window may still total (models.Window.Search).
+	search []string
 	// collapsed is the list without collapse_series=true when it has it, else nil.
 	collapsed *collapsedList
 }
@@ -134,18 +136,31 @@ func (q *eventQuery) addCategories(ids []uint64) {
 	q.categories = ids
 }
 
+// addSearch narrows the list to the events that match every term, as user may search them. Unlike add, it leaves
+// the list a window, which the kept search matches may total.
+func (q *eventQuery) addSearch(terms []string, user *models.User) {
+	q.scopes = append(q.scopes, models.EventsMatching(terms, user))
+	q.search = terms
+}
+
 // addBound narrows the list by its date window or statuses, or by a bound they imply.
 func (q *eventQuery) addBound(s models.Scope) { q.scopes = append(q.scopes, s) }
 
-// window is the list as a models.Window when nothing but its date window, statuses and either its radius query
-// or its categories narrows it, else nil.
+// window is the list as a models.Window when nothing but its date window, statuses and one of its radius query,
+// its categories or its search narrows it, else nil.
 func (q *eventQuery) window(b listBounds, user *models.User) *models.Window {
-	if q.filtered || b.start == nil || b.end == nil || (q.near != nil && q.categories != nil) {
+	narrowed := 0
+	for _, set := range []bool{q.near != nil, q.categories != nil, q.search != nil} {
+		if set {
+			narrowed++
+		}
+	}
+	if q.filtered || b.start == nil || b.end == nil || narrowed > 1 {
 		return nil
 	}
 	w := models.WindowFor(user, q.statuses, *b.start, *b.end)
 	if w != nil {
-		w.Near, w.Categories = q.near, q.categories
+		w.Near, w.Categories, w.Search = q.near, q.categories, q.search
 	}
 	return w
 }
@@ -248,7 +263,7 @@ func (ec *EventController) eventListQuery(store *models.Store, in *EventFilters,
 		if len(terms) == 0 {
 			invalid["search"] = "must not be empty"
 		} else {
-			q.add(models.EventsMatching(terms, user))
+			q.addSearch(terms, user)
 			q.args = q.args.Add("search", in.Search.V)
 		}
 	}

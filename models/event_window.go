@@ -8,10 +8,11 @@ import (
 )
 
 // Window is a list that kept totals can total without counting its events: listed events with one of Statuses that
-// start at or after Start and end at or before End, with no other filter than Near or Categories (not both).
-// Without either, the kept day counts (table event_day_counts, kept by triggers on events) total and page it; with
+// start at or after Start and end at or before End, with no other filter than one of Near, Categories or Search.
+// Without any, the kept day counts (table event_day_counts, kept by triggers on events) total and page it; with
 // Near, the kept venue links (venue_listed_events) total it; with Categories, the kept category links
-// (category_listed_events). Every other list counts its matches.
+// (category_listed_events); with Search, the kept search matches (search_listed_events) once the search is kept.
+// Every other list counts its matches.
 type Window struct {
 	Statuses   []string
 	Start, End time.Time
@@ -20,10 +21,19 @@ type Window struct {
 	// Categories, when set, keeps only the events in one of these categories (a filter's categories with their
 	// descendants).
 	Categories []uint64
+	// Search, when set, keeps only the events that match every term (EventsMatching); SeesProtected says whether
+	// the viewer sees the protected fields of every event it may list, or of none (WindowFor).
+	Search        []string
+	SeesProtected bool
+	// seesSomeProtected says that the viewer sees the protected fields of some of the events only, which the kept
+	// search matches do not tell apart.
+	seesSomeProtected bool
 }
 
-// DaysTotal tells whether the kept day counts total w: it has neither Near nor Categories.
-func (w *Window) DaysTotal() bool { return w != nil && w.Near == nil && w.Categories == nil }
+// DaysTotal tells whether the kept day counts total w: it has none of Near, Categories and Search.
+func (w *Window) DaysTotal() bool {
+	return w != nil && w.Near == nil && w.Categories == nil && w.Search == nil
+}
 
 // WindowFor returns the window of a list of the statuses between start and end as u sees it, or nil when what u
 // may read depends on each event's author (a contributor's own drafts), which the counts do not tell apart.
@@ -31,6 +41,8 @@ func WindowFor(u *User, statuses []string, start, end time.Time) *Window {
 	switch {
 	case u.can(capEditOthers) && u.can(capReadPrivate) && u.can(capEditPublished):
 		// readableBy adds no condition: every status asked for counts.
+		all := u.can(capEdit) && u.can(capEditPrivate)
+		return &Window{Statuses: statuses, Start: start.UTC(), End: end.UTC(), SeesProtected: all, seesSomeProtected: !all}
 	case u.can(capEdit) || u.can(capEditPublished):
 		return nil
 	default:
@@ -209,8 +221,9 @@ func (s *Store) firstWindowPage(scopes []Scope, page Page, w *Window) ([]Event, 
 }
 
 // ListEventsIn is ListEvents for a list that may be a window (w, nil otherwise): a window is totalled and paged
-// from the kept day counts, or from the kept venue links when it is narrowed to a circle; one narrowed to
-// categories is paged with its scopes and totalled from the kept category links.
+// from the kept day counts, or from the kept venue links when it is narrowed to a circle, or from the kept search
+// matches when it is searched; one narrowed to categories is paged with its scopes and totalled from the kept
+// category links.
 func (s *Store) ListEventsIn(scopes []Scope, page Page, w *Window) ([]Event, int64, error) {
 	switch {
 	case w == nil:
@@ -219,6 +232,8 @@ func (s *Store) ListEventsIn(scopes []Scope, page Page, w *Window) ([]Event, int
 		return s.listNear(page, w)
 	case w.Categories != nil:
 		return s.listCounted(scopes, page, func() (int64, error) { return s.categoriesTotal(w) })
+	case w.Search != nil:
+		return s.listSearched(scopes, page, w)
 	}
 	return s.listWindow(scopes, page, w)
 }

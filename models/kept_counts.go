@@ -7,11 +7,12 @@ import (
 )
 
 // keptCountTriggers are the PostgreSQL triggers that keep event_day_counts, linked_last_starts,
-// venue_listed_events and category_listed_events, by table.
+// venue_listed_events, category_listed_events and search_listed_events, by table.
 var keptCountTriggers = map[string][]string{
 	"events": {"event_day_counts_insert", "event_day_counts_update", "event_day_counts_delete",
 		"linked_last_starts_events_update", "venue_listed_events_events_update",
-		"category_listed_events_events_update"},
+		"category_listed_events_events_update", "search_listed_events_insert", "search_listed_events_update",
+		"search_listed_events_delete"},
 	"event_venues": {"linked_last_starts_venues_insert", "linked_last_starts_venues_delete",
 		"venue_listed_events_links_insert", "venue_listed_events_links_update", "venue_listed_events_links_delete"},
 	"event_organizers": {"linked_last_starts_organizers_insert", "linked_last_starts_organizers_delete"},
@@ -66,8 +67,8 @@ const FreshLastStarts = `SELECT 'v' AS kind, l.venue_id AS id,
 	FROM event_organizers l JOIN events e ON e.id = l.event_id GROUP BY l.organizer_id`
 
 // RebuildKeptCounts computes the list counts kept by triggers (event_day_counts, linked_last_starts,
-// venue_listed_events, category_listed_events) again from the events and their links, in one transaction: after a
-// bulk load made with the triggers off, or to repair them.
+// venue_listed_events, category_listed_events) again from the events and their links, and drops the kept searches
+// (search_listed_events), in one transaction: after a bulk load made with the triggers off, or to repair them.
 func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 	day := func(col string) string {
 		if s.dialect == SQLite {
@@ -87,6 +88,10 @@ func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 		"DELETE FROM category_listed_events",
 		"INSERT INTO category_listed_events (event_id, category_id, status, start_utc, end_utc) " +
 			FreshCategoryListedEvents,
+	}
+	if s.dialect == Postgres {
+		// The kept searches are dropped rather than matched again: each is kept anew when it is asked again.
+		statements = append(statements, "DELETE FROM search_listed_events", "DELETE FROM kept_searches")
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		for _, q := range statements {

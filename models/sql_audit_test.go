@@ -40,6 +40,8 @@ var reviewedSQL = map[string]string{
 	"event_query.go:compareTime":              "cond is a literal of the EventsStarting*/EventsEnding* scopes; the instant is bound",
 	"event_query.go:linkedTo":                 "table and column are literals of EventsInCategories, EventsWithTags, EventsAtVenues, EventsByOrganizers",
 	"event_query.go:readableBy":               "table is events (EventsVisibleTo) or linkedKind.table (venues, organizers); statuses and user ID bound",
+	"search_kept.go:keepSearch":               "per term, one of two literal conditions on the literal columns of events; the patterns and IDs bound",
+	"search_kept.go:listKeptSearch":           "keptSearchPage or keptSearchTotal with a literal condition on everyone or none; every value bound",
 	"linked.go:LinkedDuplicates":              "EqualFold of the literal column name; the name is bound",
 	"term.go:vacuumSmallTables":               "tables is a literal list of table names from VacuumTermCounts and VacuumWebhookQueue",
 	"changes.go:deleteInBatches":              "statement is one of the literal DELETEs of PruneChanges and PruneDeliveries; the cutoff, status and batch size bound",

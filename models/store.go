@@ -37,7 +37,10 @@ var migrations embed.FS
 
 // Store owns the database: every query and every transaction of the service goes through it.
 type Store struct {
-	db      *gorm.DB
+	db *gorm.DB
+	// root is the database as opened, without the context or the pool wrapping of db (ReadOnly,
+	// PlannedForValues): the kept searches' own bookkeeping (search_kept.go) runs on it.
+	root    *gorm.DB
 	dialect string
 	memos   *memos // shared by every copy of the store
 	// inserts batches InsertEvent's statements (PostgreSQL; nil on SQLite), shared by every copy of the store.
@@ -74,7 +77,7 @@ func Open(driver, dsn string, maxConns int) (*Store, error) {
 		return nil, err
 	}
 	configurePool(sqlDB, maxConns)
-	s := &Store{db: db, dialect: driver, memos: newMemos()}
+	s := &Store{db: db, root: db, dialect: driver, memos: newMemos()}
 	if driver == Postgres {
 		s.inserts = &coalescer[*NewEvent, error]{run: s.writeEvents, max: maxInsertBatch}
 	}
@@ -173,13 +176,15 @@ func (s *Store) WithContext(ctx context.Context) *Store { return s.on(s.db.WithC
 
 // on returns the store working through db (a session or a transaction of s's database), sharing s's memos.
 func (s *Store) on(db *gorm.DB) *Store {
-	return &Store{db: db, dialect: s.dialect, memos: s.memos, inserts: s.inserts}
+	return &Store{db: db, root: s.root, dialect: s.dialect, memos: s.memos, inserts: s.inserts}
 }
 
 // memos are what a store remembers at the data version a request is answered at (see VersionMemo).
 type memos struct {
 	refs    *VersionMemo[string, []uint64]      // what each list filter ref resolved to (ResolveListRefs)
 	records *VersionMemo[recordKey, *eventLink] // the venues, organizers and terms lists embed (LoadEventLinks)
+	// searches is what the instance remembers of the searches asked (see listSearched); it holds no data.
+	searches *searchAsks
 }
 
 // The memos' sizes: at most refMemoSize resolved refs, and recordMemoSize records of about a kilobyte each.
@@ -190,7 +195,7 @@ const (
 
 func newMemos() *memos {
 	return &memos{refs: NewVersionMemo[string, []uint64](refMemoSize),
-		records: NewVersionMemo[recordKey, *eventLink](recordMemoSize)}
+		records: NewVersionMemo[recordKey, *eventLink](recordMemoSize), searches: newSearchAsks()}
 }
 
 // ErrNeedsTransaction is what a store made by ReadOnly answers to a write.
@@ -301,7 +306,8 @@ func (p valuePlannedPool) QueryContext(ctx context.Context, query string, args .
 }
 
 // Tx runs fn in one transaction: everything fn writes is committed together, or nothing is. Every write of the
-// service goes through Tx, which also advances the data version (see Version) in the same transaction.
+// service goes through Tx, which also advances the data version (see Version) in the same transaction; only the
+// kept searches' bookkeeping (search_kept.go), which changes nothing an answer shows, commits on its own.
 //
 // A transaction that PostgreSQL aborts to break a deadlock, or as a serialization failure, wrote nothing, and run
 // again it would succeed: Tx then runs fn again in a new transaction, up to maxTxAttempts times in all, so that

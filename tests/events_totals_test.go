@@ -104,6 +104,15 @@ func (f *totalsFixture) expectTotalsExact(t *testing.T, after string) {
 		{"strict_dates=true&start_date=" + day(0) + "%2000:00:00&end_date=" + day(5) + "%2010:30:00", f.admin},
 		{"strict_dates=true&start_date=" + day(5) + "%2000:00:00&end_date=" + day(5) + "%2010:30:00", ""},
 		{"strict_dates=true&start_date=" + day(5) + "%2009:30:00&end_date=" + day(8) + "%2023:59:59", ""},
+		// Searches, kept from their second ask on PostgreSQL: a protected event's description and excerpt count
+		// for the administrator only.
+		{"search=day", ""},
+		{"search=gala", ""},
+		{"search=gala", f.admin},
+		{"search=five+DAY", ""},
+		{"search=%22the+last%22&status=any", f.admin},
+		{"search=gala&start_date=" + day(0) + "&end_date=" + day(3), ""},
+		{"search=concurrent", f.admin},
 	}
 	for _, l := range lists {
 		for _, perPage := range []int{1, 2, 3, 50} {
@@ -148,6 +157,8 @@ func TestListTotalsFromKeptDayCountsEqualAFreshCountAfterEveryKindOfWrite(t *tes
 		f.create(t, "Ends past the last day", at(daysToEnd-1, 20, 0), at(daysToEnd+1, 2, 0)),
 		f.create(t, "Past the last day", at(daysToEnd+1, 10, 0), at(daysToEnd+1, 11, 0)),
 		f.create(t, "At the other venue too", at(7, 10, 0), at(7, 11, 0), "venue", []any{f.venue, idOf(t, other)}),
+		f.create(t, "Protected", at(2, 10, 0), at(2, 11, 0), "password", "secret", "description", "A gala night"),
+		f.create(t, "Open", at(3, 10, 0), at(3, 11, 0), "description", "Gala dinner", "excerpt", "The day's gala"),
 	}
 	f.expectTotalsExact(t, "the creates")
 
@@ -171,6 +182,16 @@ func TestListTotalsFromKeptDayCountsEqualAFreshCountAfterEveryKindOfWrite(t *tes
 		{"hidden from listings and back", func() {
 			app.updateEvent(t, http.MethodPatch, path(8), admin, map[string]any{"hide_from_listings": false})
 			app.updateEvent(t, http.MethodPatch, path(1), admin, map[string]any{"hide_from_listings": true})
+		}},
+		{"a title update", func() {
+			app.updateEvent(t, http.MethodPatch, path(6), admin, map[string]any{"title": "Gala of day five"})
+		}},
+		{"a protected event's description update", func() {
+			app.updateEvent(t, http.MethodPatch, path(15), admin, map[string]any{"description": "The gala returns"})
+		}},
+		{"a description update and a password removed", func() {
+			app.updateEvent(t, http.MethodPatch, path(16), admin, map[string]any{"description": "No dinner"})
+			app.updateEvent(t, http.MethodPatch, path(15), admin, map[string]any{"password": ""})
 		}},
 		{"a links update", func() {
 			app.updateEvent(t, http.MethodPatch, path(2), admin, map[string]any{"categories": []any{idOf(t, cat)}, "tags": []any{"counted"}})
@@ -202,6 +223,23 @@ func TestListTotalsFromKeptDayCountsEqualAFreshCountAfterEveryKindOfWrite(t *tes
 		f.expectTotalsExact(t, s.name)
 		t.Run("kept totals after "+s.name, func(t *testing.T) { expectKeptTotalsMatchEvents(t, app.Store) })
 	}
+	expectSearchesKept(t, app.Store, 4)
+}
+
+// expectSearchesKept checks that PostgreSQL keeps at least n searches, so that the lists compared with their
+// counted twins were paged and totalled from the kept matches.
+func expectSearchesKept(t *testing.T, store *models.Store, n int) {
+	t.Helper()
+	if store.Dialect() != models.Postgres {
+		return
+	}
+	var kept int
+	if err := store.DB().Raw("SELECT count(*) FROM kept_searches").Scan(&kept).Error; err != nil {
+		t.Fatal(err)
+	}
+	if kept < n {
+		t.Fatalf("%d searches kept, want at least %d", kept, n)
+	}
 }
 
 func TestListTotalsFromKeptDayCountsStayExactUnderConcurrentWriters(t *testing.T) {
@@ -215,6 +253,19 @@ func TestListTotalsFromKeptDayCountsStayExactUnderConcurrentWriters(t *testing.T
 	// Every writer creates on the same few days, moves one shared event, trashes one and force-deletes its own,
 	// so that the same count rows are changed by overlapping transactions.
 	concurrently(t, app, n, func(i int) {
+		if i%3 == 1 {
+			// A search is kept at its second ask: here, while the other writers write what it matches. Each ask is
+			// a request of its own (its page size), which the response cache cannot answer with another's build.
+			for ask := range 2 {
+				size := "&per_page=" + strconv.Itoa(1+2*i+ask)
+				for _, r := range []*Response{app.Get("/events?search=concurrent"+size, admin),
+					app.Get("/events?search=shared"+size, "")} {
+					if r.Status != http.StatusOK {
+						t.Errorf("a search while writers write: status %d", r.Status)
+					}
+				}
+			}
+		}
 		own := app.Do(Request{Method: http.MethodPost, Path: "/events", Token: admin, Body: map[string]any{
 			"title": fmt.Sprintf("Concurrent %d", i), "start_date": at(3+i%2, 12, 0), "end_date": at(4+i%2, 1, 0),
 			"venue": f.venue, "status": "publish"}})
@@ -231,8 +282,9 @@ func TestListTotalsFromKeptDayCountsStayExactUnderConcurrentWriters(t *testing.T
 			}
 		}
 	})
-	f.expectTotalsExact(t, "concurrent writes")
+	expectSearchesKept(t, app.Store, 2)
 	expectKeptTotalsMatchEvents(t, app.Store)
+	f.expectTotalsExact(t, "concurrent writes")
 }
 
 // TestAListTakesTheSameQueriesForEveryPageAndPageSize counts the statements of lists, with and without filters, at
@@ -278,6 +330,9 @@ func TestKeptCountsRebuiltAfterABulkLoadEqualWhatTheTriggersKeep(t *testing.T) {
 	f := newTotalsFixture(t)
 	ctx := context.Background()
 	f.create(t, "Before", at(2, 10, 0), at(2, 11, 0))
+	for size := range 2 { // kept at its second ask, it must not miss what the load writes
+		f.app.Get("/events?search=during&per_page="+strconv.Itoa(size+1), "").ExpectStatus(t, http.StatusOK)
+	}
 	if err := f.app.Store.SetKeptCountTriggers(ctx, false); err != nil {
 		t.Fatal(err)
 	}
@@ -291,4 +346,28 @@ func TestKeptCountsRebuiltAfterABulkLoadEqualWhatTheTriggersKeep(t *testing.T) {
 	}
 	f.create(t, "After", at(6, 10, 0), at(6, 11, 0))
 	f.expectTotalsExact(t, "a rebuild")
+	if _, total, _, _ := f.page(t, "search=during", ""); total != 1 {
+		t.Fatalf("search=during after the rebuild: total %d, want the event written while the triggers were off", total)
+	}
+}
+
+// TestASearchIsKeptFromAnyListThatSearches keeps a search first asked with date bounds (a list whose queries are
+// planned for their values) and checks its answers before and after it is kept, and after a write it matches.
+func TestASearchIsKeptFromAnyListThatSearches(t *testing.T) {
+	f := newTotalsFixture(t)
+	f.create(t, "Gala one", at(2, 10, 0), at(2, 11, 0))
+	f.create(t, "Gala two", at(4, 10, 0), at(4, 11, 0))
+	f.create(t, "Other", at(3, 10, 0), at(3, 11, 0), "description", "after the gala")
+	query := "search=gala&start_date=" + at(1, 0, 0)[:10] + "&end_date=" + at(3, 23, 0)[:10]
+	for ask := range 3 {
+		ids, total, _, _ := f.page(t, query+"&per_page="+strconv.Itoa(5+ask), "")
+		if total != 2 || len(ids) != 2 {
+			t.Fatalf("ask %d: total %d, events %v, want the two galas of the window", ask+1, total, ids)
+		}
+	}
+	expectSearchesKept(t, f.app.Store, 1)
+	f.create(t, "Late gala", at(3, 20, 0), at(3, 21, 0))
+	if _, total, _, _ := f.page(t, query, ""); total != 3 {
+		t.Fatalf("after a create that matches: total %d, want 3", total)
+	}
 }

@@ -1,6 +1,7 @@
 // Package invariants checks a database against what every write must keep true of it: each event's link lists
 // name exactly its link rows, and the totals kept for the lists (day counts, the latest starts of venues and
-// organizers, the venue and category links of listed events, term counts) equal a fresh count. The tests hold
+// organizers, the venue and category links of listed events, the kept search matches, term counts) equal a fresh
+// count. The tests hold
 // every test's database to them when the test ends, and the benchmark harness holds a seeded database to them
 // (-check). Each check returns the problems it found, as sentences, and an error only when it could not read the
 // database.
@@ -8,6 +9,7 @@ package invariants
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -81,11 +83,12 @@ func linkRowsByEvent(db *gorm.DB) (map[uint64][]string, error) {
 	return byEvent, err
 }
 
-// KeptTotals runs DayCounts, LastStarts, VenueListedEvents, CategoryListedEvents and TermCounts.
+// KeptTotals runs DayCounts, LastStarts, VenueListedEvents, CategoryListedEvents, SearchListedEvents and
+// TermCounts.
 func KeptTotals(db *gorm.DB) ([]string, error) {
 	var problems []string
 	for _, check := range []func(*gorm.DB) ([]string, error){DayCounts, LastStarts, VenueListedEvents,
-		CategoryListedEvents, TermCounts} {
+		CategoryListedEvents, SearchListedEvents, TermCounts} {
 		found, err := check(db)
 		if err != nil {
 			return problems, err
@@ -278,6 +281,84 @@ func listedRows(db *gorm.DB, query string) ([]string, error) {
 		err := scan(&event, &record, &status, &start, &end)
 		return fmt.Sprintf("e%d r%d %s %s %s", event, record, status, instantText(start), instantText(end)), err
 	})
+}
+
+// SearchListedEvents compares the kept search matches (search_listed_events, which kept searches are paged and
+// totalled from) with a match of every listed event made here, in Go: each term in the lower-cased title,
+// description or excerpt, and for everyone, each term in the title or, without a password, in the others. It
+// checks nothing on SQLite, which keeps no search.
+func SearchListedEvents(db *gorm.DB) ([]string, error) {
+	if db.Dialector.Name() != models.Postgres {
+		return nil, nil
+	}
+	kept, err := sortedRows(db, `SELECT COALESCE(k.terms, 'no kept search'), x.event_id, x.status, x.start_utc,
+		x.end_utc, x.everyone FROM search_listed_events x LEFT JOIN kept_searches k ON k.id = x.search_id`,
+		scanSearchMatch)
+	if err != nil {
+		return nil, err
+	}
+	var searches []string
+	if err := db.Raw("SELECT terms FROM kept_searches").Scan(&searches).Error; err != nil {
+		return nil, err
+	}
+	fresh, err := sortedRows(db, `SELECT id, status, start_utc, end_utc, title, description, excerpt, password
+		FROM events WHERE NOT hide_from_listings`, func(scan func(...any) error) (string, error) {
+		var id uint64
+		var status, title, description, excerpt, password string
+		var start, end sql.NullString
+		if err := scan(&id, &status, &start, &end, &title, &description, &excerpt, &password); err != nil {
+			return "", err
+		}
+		var lines []string
+		for _, key := range searches {
+			var terms []string
+			if err := json.Unmarshal([]byte(key), &terms); err != nil {
+				return "", err
+			}
+			if found, everyone := matchSearch(terms, title, description, excerpt, password == ""); found {
+				lines = append(lines, searchMatchLine(key, id, status, start, end, everyone))
+			}
+		}
+		return strings.Join(lines, "\n"), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	fresh = slices.DeleteFunc(strings.Split(strings.Join(fresh, "\n"), "\n"), func(l string) bool { return l == "" })
+	slices.Sort(fresh)
+	if slices.Equal(kept, fresh) {
+		return nil, nil
+	}
+	return []string{fmt.Sprintf("kept search matches %v, fresh from the events %v", kept, fresh)}, nil
+}
+
+// matchSearch tells whether every term is in one of the texts, ignoring case, and whether every term is in the
+// title or, when open (no password), in one of the others.
+func matchSearch(terms []string, title, description, excerpt string, open bool) (found, everyone bool) {
+	title, description, excerpt = strings.ToLower(title), strings.ToLower(description), strings.ToLower(excerpt)
+	found, everyone = true, true
+	for _, term := range terms {
+		t := strings.ToLower(term)
+		inTitle, inOthers := strings.Contains(title, t), strings.Contains(description, t) || strings.Contains(excerpt, t)
+		found = found && (inTitle || inOthers)
+		everyone = everyone && (inTitle || (open && inOthers))
+	}
+	return found, everyone
+}
+
+// scanSearchMatch reads a kept search match as searchMatchLine writes it.
+func scanSearchMatch(scan func(...any) error) (string, error) {
+	var key, status string
+	var event uint64
+	var start, end sql.NullString
+	var everyone bool
+	err := scan(&key, &event, &status, &start, &end, &everyone)
+	return searchMatchLine(key, event, status, start, end, everyone), err
+}
+
+// searchMatchLine is a search match as text.
+func searchMatchLine(key string, event uint64, status string, start, end sql.NullString, everyone bool) string {
+	return fmt.Sprintf("%s e%d %s %s %s everyone=%t", key, event, status, instantText(start), instantText(end), everyone)
 }
 
 // notAnInstant marks, in LastStarts' rows, a value that is no instant.
