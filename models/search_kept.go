@@ -95,9 +95,9 @@ func (a *searchAsks) dueForUse(key string, now time.Time) bool {
 	return true
 }
 
-// SearchKey is a kept search's identity (kept_searches.terms): its terms as a JSON array, in the order given (a
+// searchKey is a kept search's identity (kept_searches.terms): its terms as a JSON array, in the order given (a
 // search and the same terms reordered are two searches of the same events; keeping them apart costs little).
-func SearchKey(terms []string) string {
+func searchKey(terms []string) string {
 	key, _ := json.Marshal(terms) // a []string always encodes
 	return string(key)
 }
@@ -119,7 +119,7 @@ func (s *Store) listSearched(scopes []Scope, page Page, w *Window) ([]Event, int
 	if s.dialect != Postgres || w.seesSomeProtected {
 		return s.ListEvents(scopes, page)
 	}
-	key := SearchKey(w.Search)
+	key := searchKey(w.Search)
 	events, total, kept, err := s.listKeptSearch(key, page, w)
 	if err != nil || kept {
 		return events, total, err
