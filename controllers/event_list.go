@@ -105,8 +105,8 @@ type eventQuery struct {
 	// plannedForValues says that the database must plan the list's queries for their values (listBounds.addImplied)
 	plannedForValues bool
 	// filtered says that a scope other than the date window, the statuses, what they imply, a radius query,
-	// categories and a search narrows the list; statuses are the statuses it keeps. An unfiltered list is a models.Window,
-	// which kept totals total.
+	// categories and a search narrows the list; statuses are the statuses it keeps. An unfiltered list is a
+	// models.Window, which kept totals total.
 	filtered bool
 	statuses []string
 	// near is the circle of a radius query, which a window may still total (models.Window.Near).

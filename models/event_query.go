@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // Scope narrows a query. The event list is the composition of the scopes below (and of any a feature adds, such
@@ -244,24 +245,32 @@ var searchedColumns = []string{"title", "description", "excerpt"}
 // candidates matched once").
 func EventsMatching(terms []string, viewer *User) Scope {
 	return func(db *gorm.DB) *gorm.DB {
-		visible, visibleArgs := ProtectedFieldsVisible("events", viewer)
 		for _, term := range terms {
-			pattern := "%" + escapeLike(term) + "%"
-			var inAny, inAlwaysVisible []string
-			var anyArgs, alwaysVisibleArgs []any
-			for _, col := range searchedColumns {
-				match := containsFold(db, "events."+col)
-				inAny, anyArgs = append(inAny, match), append(anyArgs, pattern)
-				if eventAlwaysVisible[col] {
-					inAlwaysVisible, alwaysVisibleArgs = append(inAlwaysVisible, match), append(alwaysVisibleArgs, pattern)
-				}
-			}
-			db = db.Where("("+strings.Join(inAny, " OR ")+")", anyArgs...).
-				Where("("+strings.Join(append([]string{visible}, inAlwaysVisible...), " OR ")+")",
-					append(slices.Clone(visibleArgs), alwaysVisibleArgs...)...)
+			inAny, rule := termConditions(db, term, viewer)
+			db = db.Where(inAny).Where(rule)
 		}
 		return db
 	}
+}
+
+// termConditions are one search term's two conditions on events (see EventsMatching): the term is in one of the
+// searched columns (inAny), and the search rule holds for the viewer (rule: the event's protected fields are
+// visible to it, or the term is in a column every caller sees).
+func termConditions(db *gorm.DB, term string, viewer *User) (inAny, rule clause.Expr) {
+	visible, visibleArgs := ProtectedFieldsVisible("events", viewer)
+	pattern := "%" + escapeLike(term) + "%"
+	var anyCols, ruleCols []string
+	var anyArgs []any
+	ruleArgs := slices.Clone(visibleArgs)
+	for _, col := range searchedColumns {
+		match := containsFold(db, "events."+col)
+		anyCols, anyArgs = append(anyCols, match), append(anyArgs, pattern)
+		if eventAlwaysVisible[col] {
+			ruleCols, ruleArgs = append(ruleCols, match), append(ruleArgs, pattern)
+		}
+	}
+	return clause.Expr{SQL: "(" + strings.Join(anyCols, " OR ") + ")", Vars: anyArgs},
+		clause.Expr{SQL: "(" + strings.Join(append([]string{visible}, ruleCols...), " OR ") + ")", Vars: ruleArgs}
 }
 
 // containsFold is the case-insensitive pattern match of each dialect: ILIKE on PostgreSQL, which the trigram

@@ -21,14 +21,21 @@ type Window struct {
 	// Categories, when set, keeps only the events in one of these categories (a filter's categories with their
 	// descendants).
 	Categories []uint64
-	// Search, when set, keeps only the events that match every term (EventsMatching); SeesProtected says whether
-	// the viewer sees the protected fields of every event it may list, or of none (WindowFor).
-	Search        []string
-	SeesProtected bool
-	// seesSomeProtected says that the viewer sees the protected fields of some of the events only, which the kept
-	// search matches do not tell apart.
-	seesSomeProtected bool
+	// Search, when set, keeps only the events that match every term (EventsMatching).
+	Search []string
+	// protected is which listed events' protected fields the viewer sees (set by WindowFor), which decides what
+	// a search finds in them.
+	protected protectedView
 }
+
+// protectedView is which of the events a window lists show the viewer their protected fields.
+type protectedView uint8
+
+const (
+	protectedSeenByNone protectedView = iota // only the events without a password
+	protectedSeenByAll                       // every event (the viewer may edit them all)
+	protectedSeenBySome                      // some, by author and status, which the kept search matches do not tell apart
+)
 
 // DaysTotal tells whether the kept day counts total w: it has none of Near, Categories and Search.
 func (w *Window) DaysTotal() bool {
@@ -41,8 +48,11 @@ func WindowFor(u *User, statuses []string, start, end time.Time) *Window {
 	switch {
 	case u.can(capEditOthers) && u.can(capReadPrivate) && u.can(capEditPublished):
 		// readableBy adds no condition: every status asked for counts.
-		all := u.can(capEdit) && u.can(capEditPrivate)
-		return &Window{Statuses: statuses, Start: start.UTC(), End: end.UTC(), SeesProtected: all, seesSomeProtected: !all}
+		w := &Window{Statuses: statuses, Start: start.UTC(), End: end.UTC(), protected: protectedSeenBySome}
+		if u.can(capEdit) && u.can(capEditPrivate) {
+			w.protected = protectedSeenByAll
+		}
+		return w
 	case u.can(capEdit) || u.can(capEditPublished):
 		return nil
 	default:

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // Kept searches (PostgreSQL). A search window's exact total cost a match of every trigram candidate at each build:
@@ -116,15 +117,15 @@ func keepable(terms []string) bool {
 // listSearched returns one page of a searched window and its total: from the kept search matches when the search
 // is kept (keeping it first when it is now worth it), else by matching and counting as ListEvents does.
 func (s *Store) listSearched(scopes []Scope, page Page, w *Window) ([]Event, int64, error) {
-	if s.dialect != Postgres || w.seesSomeProtected {
-		return s.ListEvents(scopes, page)
+	if s.dialect != Postgres || w.protected == protectedSeenBySome || !keepable(w.Search) {
+		return s.ListEvents(scopes, page) // never kept: no lookup
 	}
 	key := searchKey(w.Search)
 	events, total, kept, err := s.listKeptSearch(key, page, w)
 	if err != nil || kept {
 		return events, total, err
 	}
-	if keepable(w.Search) && s.memos.searches.worthKeeping(key) && s.memos.searches.keeping.TryLock() {
+	if s.memos.searches.worthKeeping(key) && s.memos.searches.keeping.TryLock() {
 		added, err := s.keepSearch(key, w.Search)
 		s.memos.searches.keeping.Unlock()
 		if err != nil {
@@ -182,7 +183,7 @@ const keptSearchTotal = `SELECT count(*) FROM search_listed_events x
 // listKeptSearch is listSearched from the kept matches; kept is false when the search is not kept.
 func (s *Store) listKeptSearch(key string, page Page, w *Window) (events []Event, total int64, kept bool, err error) {
 	everyone := "AND x.everyone"
-	if w.SeesProtected {
+	if w.protected == protectedSeenByAll {
 		everyone = ""
 	}
 	args := map[string]any{"terms": key, "statuses": w.Statuses, "start": w.Start, "end": w.End,
@@ -236,20 +237,19 @@ var errTooBroad = errors.New("models: the search matches too many events to be k
 // exclusive advisory lock the triggers of events take shared (see the migration): it starts once the writers in
 // flight have committed, and matches every event they wrote; writers that come after it wait for its commit, and
 // then keep its matches themselves. Writes therefore wait while a search is kept: tens to hundreds of
-// milliseconds at 100,000 events (docs/benchmarks.md, "Searches kept"), bounded by maxKeptMatches. It drops the least recently used searches past maxKeptSearches first. It
-// reports whether the search is kept when it returns (another request may have added it meanwhile).
+// milliseconds at 100,000 events (docs/benchmarks.md, "Searches kept"), bounded by maxKeptMatches. It drops the
+// least recently used searches past maxKeptSearches first, and reports whether the search is kept when it returns
+// (another request may have added it meanwhile).
 //
-// The events are found with ILIKE, which the trigram indexes serve; the triggers compare the lower-cased texts
-// with the lower-cased patterns, which is what ILIKE does on a UTF-8 database.
+// The events are found with EventsMatching's conditions (ILIKE, which the trigram indexes serve): an event matches
+// when every term is in one of its columns, and matches for everyone when the search rule also holds for an
+// anonymous viewer. The triggers compare the lower-cased texts with the lower-cased terms, which is what ILIKE
+// does on a UTF-8 database.
 func (s *Store) keepSearch(key string, terms []string) (bool, error) {
-	var inAny, everyone []string
-	var anyArgs, everyoneArgs []any
+	var inAny, everyone []clause.Expression
 	for _, t := range terms {
-		p := "%" + escapeLike(t) + "%"
-		inAny = append(inAny, "(e.title ILIKE ? OR e.description ILIKE ? OR e.excerpt ILIKE ?)")
-		anyArgs = append(anyArgs, p, p, p)
-		everyone = append(everyone, "(e.title ILIKE ? OR (e.password = '' AND (e.description ILIKE ? OR e.excerpt ILIKE ?)))")
-		everyoneArgs = append(everyoneArgs, p, p, p)
+		matched, rule := termConditions(s.db, t, nil)
+		inAny, everyone = append(inAny, matched), append(everyone, matched, rule)
 	}
 	err := s.bookkeeping().Transaction(func(tx *gorm.DB) error {
 		// The planner estimates a search's matches at a tenth of the events and reads them all (420 ms at 100,000
@@ -272,10 +272,9 @@ func (s *Store) keepSearch(key string, terms []string) (bool, error) {
 		if err != nil || id == 0 {
 			return err
 		}
-		res := tx.Exec("INSERT INTO search_listed_events (search_id, event_id, status, start_utc, end_utc, everyone) "+
-			"SELECT ?, e.id, e.status, e.start_utc, e.end_utc, "+strings.Join(everyone, " AND ")+
-			" FROM events e WHERE NOT e.hide_from_listings AND "+strings.Join(inAny, " AND "),
-			append(append([]any{id}, everyoneArgs...), anyArgs...)...)
+		res := tx.Exec(`INSERT INTO search_listed_events (search_id, event_id, status, start_utc, end_utc, everyone)
+			SELECT ?, events.id, events.status, events.start_utc, events.end_utc, ? FROM events
+			WHERE NOT events.hide_from_listings AND ?`, id, clause.And(everyone...), clause.And(inAny...))
 		if res.Error == nil && res.RowsAffected > maxKeptMatches {
 			return errTooBroad
 		}

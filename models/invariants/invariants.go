@@ -297,34 +297,34 @@ func SearchListedEvents(db *gorm.DB) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var searches []string
-	if err := db.Raw("SELECT terms FROM kept_searches").Scan(&searches).Error; err != nil {
+	var keys []string
+	if err := db.Raw("SELECT terms FROM kept_searches").Scan(&keys).Error; err != nil {
 		return nil, err
 	}
-	fresh, err := sortedRows(db, `SELECT id, status, start_utc, end_utc, title, description, excerpt, password
-		FROM events WHERE NOT hide_from_listings`, func(scan func(...any) error) (string, error) {
-		var id uint64
-		var status, title, description, excerpt, password string
-		var start, end sql.NullString
-		if err := scan(&id, &status, &start, &end, &title, &description, &excerpt, &password); err != nil {
-			return "", err
+	searches := make([][]string, len(keys))
+	for i, key := range keys {
+		if err := json.Unmarshal([]byte(key), &searches[i]); err != nil {
+			return nil, err
 		}
-		var lines []string
-		for _, key := range searches {
-			var terms []string
-			if err := json.Unmarshal([]byte(key), &terms); err != nil {
-				return "", err
-			}
-			if found, everyone := matchSearch(terms, title, description, excerpt, password == ""); found {
-				lines = append(lines, searchMatchLine(key, id, status, start, end, everyone))
-			}
-		}
-		return strings.Join(lines, "\n"), nil
-	})
-	if err != nil {
+	}
+	var events []struct {
+		ID                                    uint64
+		Status                                string
+		StartUTC, EndUTC                      sql.NullString
+		Title, Description, Excerpt, Password string
+	}
+	if err := db.Raw(`SELECT id, status, start_utc, end_utc, title, description, excerpt, password
+		FROM events WHERE NOT hide_from_listings`).Scan(&events).Error; err != nil {
 		return nil, err
 	}
-	fresh = slices.DeleteFunc(strings.Split(strings.Join(fresh, "\n"), "\n"), func(l string) bool { return l == "" })
+	var fresh []string
+	for _, e := range events {
+		for i, terms := range searches {
+			if found, everyone := matchSearch(terms, e.Title, e.Description, e.Excerpt, e.Password == ""); found {
+				fresh = append(fresh, searchMatchLine(keys[i], e.ID, e.Status, e.StartUTC, e.EndUTC, everyone))
+			}
+		}
+	}
 	slices.Sort(fresh)
 	if slices.Equal(kept, fresh) {
 		return nil, nil
