@@ -86,27 +86,42 @@ func utcDay(t time.Time) int64 {
 // dayStart is the first instant of day d.
 func dayStart(d int64) time.Time { return time.Unix(d*secondsPerDay, 0).UTC() }
 
-// The three parts of a window's count by start day, which never count an event twice. From the kept counts,
-// every event whose start and end days lie inside the window's ({lower} and {upper}: strictly inside, or up to and
-// including an edge day the window covers whole). From the events themselves, the events of an edge day the window
-// cuts: those that start on the first day (a range of the listing index on start), and those that end on the last
-// and start after the days the other parts counted (a range of the one on end). {day} is the dialect's day of
-// events.start_utc. The first page needs only the total, so the kept counts are summed whole ({table_day} a
-// constant, no {table_group}): grouping them by day took several times as long as summing them.
+// The three parts of a window's count by start day, which never count an event twice. From the kept counts
+// ({kept}: the table with the start of its condition), every event whose start and end days lie inside the window's
+// ({lower} and {upper}: strictly inside, or up to and including an edge day the window covers whole). From the
+// counted rows themselves ({rows}, named events, with {listed} their condition), the events of an edge day the
+// window cuts: those that start on the first day (a range of an index on start), and those that end on the last and
+// start after the days the other parts counted (a range of the one on end, where the rows have one). {day} is the
+// dialect's day of events.start_utc. The first page needs only the total, so the kept counts are summed whole
+// ({table_day} a constant, no {table_group}): grouping them by day took several times as long as summing them.
 const (
-	windowKeptSQL = `SELECT {table_day} AS day, CAST(COALESCE(SUM({kept_n}), 0) AS BIGINT) AS n FROM event_day_counts
-	WHERE status IN @statuses AND {lower} AND {upper} {table_group}`
+	windowKeptSQL = `SELECT {table_day} AS day, CAST(COALESCE(SUM({kept_n}), 0) AS BIGINT) AS n FROM {kept}
+	status IN @statuses AND {lower} AND {upper} {table_group}`
 	windowFirstDaySQL = `
 UNION ALL
-SELECT {day} AS day, COUNT(*) AS n FROM events
+SELECT {day} AS day, COUNT(*) AS n FROM {rows}
 	WHERE {listed} AND events.status IN @statuses AND events.start_utc >= @start AND events.start_utc < @second_start
 	AND events.end_utc <= @end {singles} GROUP BY 1`
 	windowLastDaySQL = `
 UNION ALL
-SELECT {day} AS day, COUNT(*) AS n FROM events
+SELECT {day} AS day, COUNT(*) AS n FROM {rows}
 	WHERE {listed} AND events.status IN @statuses AND events.end_utc >= @last_start AND events.end_utc <= @end
 	AND events.start_utc >= @after_first {singles} GROUP BY 1`
 )
+
+// dayCounted is what a window's day counts count (see windowKeptSQL): the values of its placeholders.
+type dayCounted struct{ kept, keptN, rows, listed, singles string }
+
+// listedDays counts the listed events, or with singlesOnly those that are no occurrence of a series (the kept
+// counts' n - occurrences).
+func (s *Store) listedDays(singlesOnly bool) dayCounted {
+	c := dayCounted{kept: "event_day_counts WHERE", keptN: "n", rows: "events",
+		listed: isFalse(s.db, "events.hide_from_listings")}
+	if singlesOnly {
+		c.keptN, c.singles = "n - occurrences", "AND events.series_id IS NULL"
+	}
+	return c
+}
 
 // windowDays returns how many of the window's events start on each day, in day order (a day may come twice); unless
 // byDay, the events of the days the kept counts total come as one count dated the window's first day. With
@@ -117,7 +132,7 @@ SELECT {day} AS day, COUNT(*) AS n FROM events
 // read of the kept counts. The last day is whole when the window ends at its last second or later, as event times
 // are whole seconds (every write truncates them, and invariants.DayCounts checks it).
 func (s *Store) windowDays(w *Window, byDay, singlesOnly bool) ([]dayCount, error) {
-	query, args := s.windowDaysSQL(w, byDay, singlesOnly)
+	query, args := s.windowDaysSQL(w, byDay, s.listedDays(singlesOnly))
 	if query == "" {
 		return nil, nil
 	}
@@ -136,8 +151,8 @@ func sumDays(days []dayCount) int64 {
 	return n
 }
 
-// windowDaysSQL is windowDays' statement, with its named arguments; "" when the window is empty.
-func (s *Store) windowDaysSQL(w *Window, byDay, singlesOnly bool) (string, map[string]any) {
+// windowDaysSQL is windowDays' statement for what c counts, with its named arguments; "" when the window is empty.
+func (s *Store) windowDaysSQL(w *Window, byDay bool, c dayCounted) (string, map[string]any) {
 	if len(w.Statuses) == 0 || w.End.Before(w.Start) {
 		return "", nil
 	}
@@ -161,13 +176,8 @@ func (s *Store) windowDaysSQL(w *Window, byDay, singlesOnly bool) (string, map[s
 	} else {
 		upper = "end_day <= @last"
 	}
-	keptN, singles := "n", ""
-	if singlesOnly {
-		keptN, singles = "n - occurrences", "AND events.series_id IS NULL"
-	}
-	query = strings.NewReplacer("{day}", day, "{listed}", isFalse(s.db, "events.hide_from_listings"),
-		"{kept_n}", keptN, "{singles}", singles,
-		"{table_day}", tableDay, "{table_group}", tableGroup, "{lower}", lower, "{upper}", upper).Replace(query)
+	query = strings.NewReplacer("{day}", day, "{kept}", c.kept, "{kept_n}", c.keptN, "{rows}", c.rows,
+		"{listed}", c.listed, "{singles}", c.singles, "{table_day}", tableDay, "{table_group}", tableGroup, "{lower}", lower, "{upper}", upper).Replace(query)
 	return query, map[string]any{
 		"statuses": w.Statuses, "first": first, "last": last, "start": w.Start, "end": w.End,
 		"second_start": dayStart(first + 1), "last_start": dayStart(last), "after_first": afterFirst,
@@ -219,7 +229,7 @@ func (s *Store) listWindow(scopes []Scope, page Page, w *Window) ([]Event, int64
 // rows, each with the sum of the window's day counts (an uncorrelated subquery, computed once). A first page is
 // empty exactly when the window is, so an empty answer's total is 0.
 func (s *Store) firstWindowPage(scopes []Scope, page Page, w *Window) ([]Event, int64, error) {
-	days, args := s.windowDaysSQL(w, false, false)
+	days, args := s.windowDaysSQL(w, false, s.listedDays(false))
 	if days == "" {
 		return []Event{}, 0, nil
 	}

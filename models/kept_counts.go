@@ -7,7 +7,7 @@ import (
 )
 
 // keptCountTriggers are the PostgreSQL triggers that keep event_day_counts, linked_last_starts,
-// venue_listed_events, category_listed_events and search_listed_events, by table.
+// venue_listed_events, category_listed_events, search_listed_events and search_day_counts, by table.
 var keptCountTriggers = map[string][]string{
 	"events": {"event_day_counts_insert", "event_day_counts_update", "event_day_counts_delete",
 		"linked_last_starts_events_update", "venue_listed_events_events_update",
@@ -18,6 +18,7 @@ var keptCountTriggers = map[string][]string{
 	"event_organizers": {"linked_last_starts_organizers_insert", "linked_last_starts_organizers_delete"},
 	"event_categories": {"category_listed_events_links_insert", "category_listed_events_links_update",
 		"category_listed_events_links_delete"},
+	"search_listed_events": {"search_day_counts_insert", "search_day_counts_update", "search_day_counts_delete"},
 }
 
 // SetKeptCountTriggers turns the PostgreSQL triggers that keep the list counts (event_day_counts,
@@ -68,7 +69,8 @@ const FreshLastStarts = `SELECT 'v' AS kind, l.venue_id AS id,
 
 // RebuildKeptCounts computes the list counts kept by triggers (event_day_counts, linked_last_starts,
 // venue_listed_events, category_listed_events) again from the events and their links, and drops the kept searches
-// (search_listed_events), in one transaction: after a bulk load made with the triggers off, or to repair them.
+// (search_listed_events, search_day_counts), in one transaction: after a bulk load made with the triggers off, or
+// to repair them.
 func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 	day := func(col string) string {
 		if s.dialect == SQLite {
@@ -91,7 +93,8 @@ func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 	}
 	if s.dialect == Postgres {
 		// The kept searches are dropped rather than matched again: each is kept anew when it is asked again.
-		statements = append(statements, "DELETE FROM search_listed_events", "DELETE FROM kept_searches")
+		statements = append(statements, "DELETE FROM search_listed_events", "DELETE FROM search_day_counts",
+			"DELETE FROM kept_searches")
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		for _, q := range statements {

@@ -167,44 +167,55 @@ func (s *Store) vacuumKeptMatches() {
 	}
 }
 
-// keptSearchPage selects, for the kept search named @terms, one page of the window's matches and their total
-// (every row of the page carries it), or one row with no event when the page is empty; no row at all when the
-// search is not kept. {everyone} narrows the matches to those every caller may find.
-const keptSearchPage = `SELECT k.id AS search_id, m.event_id, m.total FROM kept_searches k LEFT JOIN LATERAL (
-	SELECT x.event_id, count(*) OVER () AS total FROM search_listed_events x
+// keptSearchPage selects, for the kept search named @terms, one page of the window's matches (an index range per
+// status) and their total ({total}: a sum of the search's day counts, keptSearchDays), or one row with no event
+// when the page is empty; no row at all when the search is not kept. {everyone} narrows the matches to those every
+// caller may find.
+const keptSearchPage = `SELECT k.id AS search_id, m.event_id, ({total}) AS total FROM kept_searches k LEFT JOIN LATERAL (
+	SELECT x.event_id FROM search_listed_events x
 	WHERE x.search_id = k.id AND x.status IN @statuses AND x.start_utc >= @start AND x.end_utc <= @end {everyone}
 	ORDER BY x.start_utc, x.event_id LIMIT @limit OFFSET @offset) m ON true
 	WHERE k.terms = @terms`
 
-// keptSearchTotal counts the window's matches of a kept search, for a page past the last.
-const keptSearchTotal = `SELECT count(*) FROM search_listed_events x
-	WHERE x.search_id = @id AND x.status IN @statuses AND x.start_utc >= @start AND x.end_utc <= @end {everyone}`
+// keptSearchDays counts a kept search's matches by day for keptSearchPage, whose kept search is k: the whole days
+// from its day counts (search_day_counts, kept by triggers on its matches), the edge days a window cuts from the
+// matches themselves. A cut last day reads the matches of the whole window, which have no index on their end.
+func keptSearchDays(everyone bool) dayCounted {
+	c := dayCounted{kept: "search_day_counts WHERE search_id = k.id AND", keptN: "n",
+		rows: "search_listed_events AS events", listed: "events.search_id = k.id"}
+	if everyone {
+		c.keptN, c.listed = "everyone", c.listed+" AND events.everyone"
+	}
+	return c
+}
 
 // listKeptSearch is listSearched from the kept matches; kept is false when the search is not kept.
 func (s *Store) listKeptSearch(key string, page Page, w *Window) (events []Event, total int64, kept bool, err error) {
-	everyone := "AND x.everyone"
-	if w.protected == protectedSeenByAll {
-		everyone = ""
+	everyone := w.protected != protectedSeenByAll
+	totalSQL, args := "0", map[string]any{}
+	if days, dayArgs := s.windowDaysSQL(w, false, keptSearchDays(everyone)); days != "" {
+		totalSQL, args = "SELECT CAST(COALESCE(SUM(d.n), 0) AS BIGINT) FROM ("+days+") AS d", dayArgs
 	}
-	args := map[string]any{"terms": key, "statuses": w.Statuses, "start": w.Start, "end": w.End,
-		"limit": page.Size, "offset": page.Offset()}
+	matchesFor := ""
+	if everyone {
+		matchesFor = "AND x.everyone"
+	}
+	for name, v := range map[string]any{"terms": key, "statuses": w.Statuses, "start": w.Start, "end": w.End,
+		"limit": page.Size, "offset": page.Offset()} {
+		args[name] = v
+	}
 	var rows []struct {
 		SearchID uint64
 		EventID  *uint64
 		Total    int64
 	}
-	err = s.db.Raw(strings.Replace(keptSearchPage, "{everyone}", everyone, 1), args).Scan(&rows).Error
-	if err != nil || len(rows) == 0 {
+	query := strings.NewReplacer("{total}", totalSQL, "{everyone}", matchesFor).Replace(keptSearchPage)
+	if err = s.db.Raw(query, args).Scan(&rows).Error; err != nil || len(rows) == 0 {
 		return nil, 0, false, err
 	}
 	s.markSearchUsed(key)
 	if rows[0].EventID == nil {
-		if page.Offset() == 0 {
-			return []Event{}, 0, true, nil
-		}
-		args["id"] = rows[0].SearchID
-		err = s.db.Raw(strings.Replace(keptSearchTotal, "{everyone}", everyone, 1), args).Scan(&total).Error
-		return []Event{}, total, true, err
+		return []Event{}, rows[0].Total, true, nil
 	}
 	ids := make([]uint64, len(rows))
 	for i, r := range rows {
@@ -287,10 +298,11 @@ func (s *Store) keepSearch(key string, terms []string) (bool, error) {
 	return err == nil, err
 }
 
-// dropLeastUsedSearches drop the kept searches past the given number of most recently used ones: their matches,
-// then the searches.
+// dropLeastUsedSearches drop the kept searches past the given number of most recently used ones: their matches
+// (whose triggers bring their day counts to zero), their day counts, then the searches.
 var dropLeastUsedSearches = []string{
 	`DELETE FROM search_listed_events WHERE search_id IN (SELECT id FROM kept_searches ` + leastUsed + `)`,
+	`DELETE FROM search_day_counts WHERE search_id IN (SELECT id FROM kept_searches ` + leastUsed + `)`,
 	`DELETE FROM kept_searches WHERE id IN (SELECT id FROM kept_searches ` + leastUsed + `)`,
 }
 

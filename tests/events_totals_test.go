@@ -113,6 +113,11 @@ func (f *totalsFixture) expectTotalsExact(t *testing.T, after string) {
 		{"search=%22the+last%22&status=any", f.admin},
 		{"search=gala&start_date=" + day(0) + "&end_date=" + day(3), ""},
 		{"search=concurrent", f.admin},
+		// Searched windows with cut edge days, whose matches there are counted from the kept matches themselves.
+		{"search=gala&strict_dates=true&start_date=" + day(1) + "%2013:00:00&end_date=" + day(6) + "%2001:30:00", ""},
+		{"search=day&strict_dates=true&start_date=" + day(0) + "%2000:00:00&end_date=" + day(5) + "%2010:30:00",
+			f.admin},
+		{"search=five&strict_dates=true&start_date=" + day(5) + "%2009:30:00&end_date=" + day(8) + "%2023:59:59", ""},
 	}
 	for _, l := range lists {
 		for _, perPage := range []int{1, 2, 3, 50} {

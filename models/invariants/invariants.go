@@ -88,7 +88,7 @@ func linkRowsByEvent(db *gorm.DB) (map[uint64][]string, error) {
 func KeptTotals(db *gorm.DB) ([]string, error) {
 	var problems []string
 	for _, check := range []func(*gorm.DB) ([]string, error){DayCounts, LastStarts, VenueListedEvents,
-		CategoryListedEvents, SearchListedEvents, TermCounts} {
+		CategoryListedEvents, SearchListedEvents, SearchDayCounts, TermCounts} {
 		found, err := check(db)
 		if err != nil {
 			return problems, err
@@ -330,6 +330,64 @@ func SearchListedEvents(db *gorm.DB) ([]string, error) {
 		return nil, nil
 	}
 	return []string{fmt.Sprintf("kept search matches %v, fresh from the events %v", kept, fresh)}, nil
+}
+
+// SearchDayCounts compares each kept search's day counts (search_day_counts, which its totals are summed from) with
+// a fresh count of its kept matches, and of those of them that match for everyone, by status, start day and end
+// day, the days computed here in UTC. It checks nothing on SQLite, which keeps no search.
+func SearchDayCounts(db *gorm.DB) ([]string, error) {
+	if db.Dialector.Name() != models.Postgres {
+		return nil, nil
+	}
+	var matches []struct {
+		SearchID         uint64
+		Status           string
+		StartUTC, EndUTC time.Time
+		Everyone         bool
+	}
+	if err := db.Raw("SELECT search_id, status, start_utc, end_utc, everyone FROM search_listed_events").
+		Scan(&matches).Error; err != nil {
+		return nil, err
+	}
+	type counts struct{ n, everyone int64 }
+	fresh := map[string]counts{}
+	for _, m := range matches {
+		key := fmt.Sprintf("search %d %s %d %d", m.SearchID, m.Status, utcDay(m.StartUTC), utcDay(m.EndUTC))
+		c := fresh[key]
+		c.n++
+		if m.Everyone {
+			c.everyone++
+		}
+		fresh[key] = c
+	}
+	var kept []struct {
+		SearchID         uint64
+		Status           string
+		StartDay, EndDay int64
+		N, Everyone      int64
+	}
+	if err := db.Raw(`SELECT search_id, status, start_day, end_day, n, everyone FROM search_day_counts
+		WHERE n <> 0 OR everyone <> 0`).Scan(&kept).Error; err != nil {
+		return nil, err
+	}
+	got := map[string]counts{}
+	for _, k := range kept {
+		got[fmt.Sprintf("search %d %s %d %d", k.SearchID, k.Status, k.StartDay, k.EndDay)] = counts{k.N, k.Everyone}
+	}
+	var problems []string
+	for _, key := range slices.Sorted(maps.Keys(fresh)) {
+		if got[key] != fresh[key] {
+			problems = append(problems, fmt.Sprintf("search day count %q is %d (%d for everyone), the matches %d (%d)",
+				key, got[key].n, got[key].everyone, fresh[key].n, fresh[key].everyone))
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(got)) {
+		if _, ok := fresh[key]; !ok {
+			problems = append(problems, fmt.Sprintf("search day count %q is %d (%d for everyone), no match has it",
+				key, got[key].n, got[key].everyone))
+		}
+	}
+	return problems, nil
 }
 
 // matchSearch tells whether every term is in one of the texts, ignoring case, and whether every term is in the
