@@ -170,8 +170,10 @@ func (s *Store) vacuumKeptMatches() {
 // keptSearchPage selects, for the kept search named @terms, one page of the window's matches (an index range per
 // status) and their total ({total}: a sum of the search's day counts, keptSearchDays), or one row with no event
 // when the page is empty; no row at all when the search is not kept. {everyone} narrows the matches to those every
-// caller may find.
-const keptSearchPage = `SELECT k.id AS search_id, m.event_id, ({total}) AS total FROM kept_searches k LEFT JOIN LATERAL (
+// caller may find. The total is a lateral subquery of the search's row, summed once: in the select list, it was
+// summed again for every row of the page (2.5 ms instead of 0.4 ms for a page of 10 at a million events).
+const keptSearchPage = `SELECT k.id AS search_id, m.event_id, t.total FROM kept_searches k
+	CROSS JOIN LATERAL ({total}) AS t (total) LEFT JOIN LATERAL (
 	SELECT x.event_id FROM search_listed_events x
 	WHERE x.search_id = k.id AND x.status IN @statuses AND x.start_utc >= @start AND x.end_utc <= @end {everyone}
 	ORDER BY x.start_utc, x.event_id LIMIT @limit OFFSET @offset) m ON true
@@ -192,7 +194,7 @@ func keptSearchDays(everyone bool) dayCounted {
 // listKeptSearch is listSearched from the kept matches; kept is false when the search is not kept.
 func (s *Store) listKeptSearch(key string, page Page, w *Window) (events []Event, total int64, kept bool, err error) {
 	everyone := w.protected != protectedSeenByAll
-	totalSQL, args := "0", map[string]any{}
+	totalSQL, args := "SELECT 0", map[string]any{}
 	if days, dayArgs := s.windowDaysSQL(w, false, keptSearchDays(everyone)); days != "" {
 		totalSQL, args = "SELECT CAST(COALESCE(SUM(d.n), 0) AS BIGINT) FROM ("+days+") AS d", dayArgs
 	}

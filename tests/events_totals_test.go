@@ -118,6 +118,8 @@ func (f *totalsFixture) expectTotalsExact(t *testing.T, after string) {
 		{"search=day&strict_dates=true&start_date=" + day(0) + "%2000:00:00&end_date=" + day(5) + "%2010:30:00",
 			f.admin},
 		{"search=five&strict_dates=true&start_date=" + day(5) + "%2009:30:00&end_date=" + day(8) + "%2023:59:59", ""},
+		// A window that ends before it starts: empty.
+		{"search=gala&start_date=" + day(5) + "&end_date=" + day(1), ""},
 	}
 	for _, l := range lists {
 		for _, perPage := range []int{1, 2, 3, 50} {
