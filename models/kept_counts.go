@@ -18,6 +18,8 @@ var keptCountTriggers = map[string][]string{
 	"event_organizers": {"linked_last_starts_organizers_insert", "linked_last_starts_organizers_delete"},
 	"event_categories": {"category_listed_events_links_insert", "category_listed_events_links_update",
 		"category_listed_events_links_delete"},
+	"category_listed_events": {"category_day_counts_insert", "category_day_counts_update",
+		"category_day_counts_delete"},
 	"search_listed_events": {"search_day_counts_insert", "search_day_counts_update", "search_day_counts_delete"},
 }
 
@@ -92,8 +94,12 @@ func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 			FreshCategoryListedEvents,
 	}
 	if s.dialect == Postgres {
+		// The category day counts are counted again from the links just written, whether their triggers ran or not.
 		// The kept searches are dropped rather than matched again: each is kept anew when it is asked again.
-		statements = append(statements, "DELETE FROM search_listed_events", "DELETE FROM search_day_counts",
+		statements = append(statements, "DELETE FROM category_day_counts",
+			"INSERT INTO category_day_counts (category_id, status, start_day, end_day, n) SELECT category_id, status, "+
+				"event_day(start_utc), event_day(end_utc), count(*) FROM category_listed_events GROUP BY 1, 2, 3, 4",
+			"DELETE FROM search_listed_events", "DELETE FROM search_day_counts",
 			"DELETE FROM kept_searches")
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {

@@ -372,7 +372,7 @@ func (s *Store) ListCollapsed(filters []Scope, page Page, w *Window) ([]Event, i
 			return 0, err
 		}
 		if w.DaysTotal() {
-			days, err := s.windowDays(w, false, true)
+			days, err := s.windowDays(w, false, s.listedDays(true))
 			return sumDays(days) + series, err
 		}
 		err = s.db.Model(&Event{}).Scopes(filters...).Where("events.series_id IS NULL").Count(&singles).Error

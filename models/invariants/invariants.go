@@ -88,7 +88,7 @@ func linkRowsByEvent(db *gorm.DB) (map[uint64][]string, error) {
 func KeptTotals(db *gorm.DB) ([]string, error) {
 	var problems []string
 	for _, check := range []func(*gorm.DB) ([]string, error){DayCounts, LastStarts, VenueListedEvents,
-		CategoryListedEvents, SearchListedEvents, SearchDayCounts, TermCounts} {
+		CategoryListedEvents, CategoryDayCounts, SearchListedEvents, SearchDayCounts, TermCounts} {
 		found, err := check(db)
 		if err != nil {
 			return problems, err
@@ -333,26 +333,47 @@ func SearchListedEvents(db *gorm.DB) ([]string, error) {
 }
 
 // SearchDayCounts compares each kept search's day counts (search_day_counts, which its totals are summed from) with
-// a fresh count of its kept matches, and of those of them that match for everyone, by status, start day and end
-// day, the days computed here in UTC. It checks nothing on SQLite, which keeps no search.
+// a fresh count of its kept matches, and of those of them that match for everyone. It checks nothing on SQLite,
+// which keeps no search.
 func SearchDayCounts(db *gorm.DB) ([]string, error) {
 	if db.Dialector.Name() != models.Postgres {
 		return nil, nil
 	}
+	return keptDayCounts(db, "search",
+		"SELECT search_id AS owner, status, start_utc, end_utc, everyone FROM search_listed_events",
+		`SELECT search_id AS owner, status, start_day, end_day, n, everyone FROM search_day_counts
+			WHERE n <> 0 OR everyone <> 0`)
+}
+
+// CategoryDayCounts compares each category's day counts (category_day_counts, which a one-category list's total is
+// summed from) with a fresh count of its kept links. It checks nothing on SQLite, which counts the links.
+func CategoryDayCounts(db *gorm.DB) ([]string, error) {
+	if db.Dialector.Name() != models.Postgres {
+		return nil, nil
+	}
+	return keptDayCounts(db, "category",
+		"SELECT category_id AS owner, status, start_utc, end_utc, true AS everyone FROM category_listed_events",
+		`SELECT category_id AS owner, status, start_day, end_day, n, n AS everyone FROM category_day_counts
+			WHERE n <> 0`)
+}
+
+// keptDayCounts compares kept counts by owner (a search, a category), status, start day and end day, of all rows
+// and of those for everyone (rows: owner, status, start_utc, end_utc, everyone; counts: owner, status, start_day,
+// end_day, n, everyone), with a fresh count of the rows, the days computed here in UTC.
+func keptDayCounts(db *gorm.DB, owner, rows, counts string) ([]string, error) {
 	var matches []struct {
-		SearchID         uint64
+		Owner            uint64
 		Status           string
 		StartUTC, EndUTC time.Time
 		Everyone         bool
 	}
-	if err := db.Raw("SELECT search_id, status, start_utc, end_utc, everyone FROM search_listed_events").
-		Scan(&matches).Error; err != nil {
+	if err := db.Raw(rows).Scan(&matches).Error; err != nil {
 		return nil, err
 	}
-	type counts struct{ n, everyone int64 }
-	fresh := map[string]counts{}
+	type pair struct{ n, everyone int64 }
+	fresh := map[string]pair{}
 	for _, m := range matches {
-		key := fmt.Sprintf("search %d %s %d %d", m.SearchID, m.Status, utcDay(m.StartUTC), utcDay(m.EndUTC))
+		key := fmt.Sprintf("%s %d %s %d %d", owner, m.Owner, m.Status, utcDay(m.StartUTC), utcDay(m.EndUTC))
 		c := fresh[key]
 		c.n++
 		if m.Everyone {
@@ -361,29 +382,28 @@ func SearchDayCounts(db *gorm.DB) ([]string, error) {
 		fresh[key] = c
 	}
 	var kept []struct {
-		SearchID         uint64
+		Owner            uint64
 		Status           string
 		StartDay, EndDay int64
 		N, Everyone      int64
 	}
-	if err := db.Raw(`SELECT search_id, status, start_day, end_day, n, everyone FROM search_day_counts
-		WHERE n <> 0 OR everyone <> 0`).Scan(&kept).Error; err != nil {
+	if err := db.Raw(counts).Scan(&kept).Error; err != nil {
 		return nil, err
 	}
-	got := map[string]counts{}
+	got := map[string]pair{}
 	for _, k := range kept {
-		got[fmt.Sprintf("search %d %s %d %d", k.SearchID, k.Status, k.StartDay, k.EndDay)] = counts{k.N, k.Everyone}
+		got[fmt.Sprintf("%s %d %s %d %d", owner, k.Owner, k.Status, k.StartDay, k.EndDay)] = pair{k.N, k.Everyone}
 	}
 	var problems []string
 	for _, key := range slices.Sorted(maps.Keys(fresh)) {
 		if got[key] != fresh[key] {
-			problems = append(problems, fmt.Sprintf("search day count %q is %d (%d for everyone), the matches %d (%d)",
+			problems = append(problems, fmt.Sprintf("day count %q is %d (%d for everyone), the rows %d (%d)",
 				key, got[key].n, got[key].everyone, fresh[key].n, fresh[key].everyone))
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(got)) {
 		if _, ok := fresh[key]; !ok {
-			problems = append(problems, fmt.Sprintf("search day count %q is %d (%d for everyone), no match has it",
+			problems = append(problems, fmt.Sprintf("day count %q is %d (%d for everyone), no row has it",
 				key, got[key].n, got[key].everyone))
 		}
 	}
