@@ -254,22 +254,23 @@ func (s *Store) firstPageOfDays(w *Window, c dayCounted, pageIDs string, pageArg
 	return events, total, err
 }
 
-// categoryPageIDs selects one page of the IDs of a window's events in one category (@category), in list order, from
-// the category's kept links: one range of idx_category_listed_events_window, where paging the events and probing
+// categoryPageIDs selects one page ({page}: Page.literalLimit) of the IDs of a window's events in one category
+// (@category), in list order, from the category's kept links: one range of idx_category_listed_events_window, where paging the events and probing
 // each for its link read every event of the window up to the page's last (about 280 probes for a page of ten in a
 // category of one event in 28).
 const categoryPageIDs = `SELECT event_id FROM category_listed_events WHERE category_id = @category
 	AND status IN @statuses AND start_utc >= @start AND end_utc <= @end
-	ORDER BY start_utc, event_id LIMIT @limit OFFSET @offset`
+	ORDER BY start_utc, event_id {page}`
 
 // listCategory returns one page of a window narrowed to one category, and its total, on PostgreSQL: the page from
 // the category's kept links (categoryPageIDs), the total from its day counts (categoryDays), one statement for a
 // first page.
 func (s *Store) listCategory(page Page, w *Window) ([]Event, int64, error) {
 	c := categoryDays(w.Categories[0])
-	pageArgs := map[string]any{"limit": page.Size, "offset": page.Offset()}
+	pageIDs := strings.Replace(categoryPageIDs, "{page}", page.literalLimit(), 1)
+	pageArgs := map[string]any{"offset": page.Offset()}
 	if page.Offset() == 0 {
-		return s.firstPageOfDays(w, c, categoryPageIDs, pageArgs, page.Size)
+		return s.firstPageOfDays(w, c, pageIDs, pageArgs, page.Size)
 	}
 	days, err := s.windowDays(w, false, c)
 	total := sumDays(days)
@@ -278,7 +279,7 @@ func (s *Store) listCategory(page Page, w *Window) ([]Event, int64, error) {
 	}
 	maps.Copy(pageArgs, c.bound)
 	maps.Copy(pageArgs, map[string]any{"statuses": w.Statuses, "start": w.Start, "end": w.End})
-	events, err := scanEvents(s.db.Raw(selectEvents+" WHERE events.id IN ("+categoryPageIDs+") ORDER BY "+eventOrder,
+	events, err := scanEvents(s.db.Raw(selectEvents+" WHERE events.id IN ("+pageIDs+") ORDER BY "+eventOrder,
 		pageArgs), page.Size)
 	return events, total, err
 }

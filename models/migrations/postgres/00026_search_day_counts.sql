@@ -18,8 +18,10 @@ CREATE TABLE search_day_counts (
     end_day   INTEGER     NOT NULL,
     n         BIGINT      NOT NULL,
     everyone  BIGINT      NOT NULL,
-    PRIMARY KEY (search_id, status, start_day, end_day)
-);
+    -- The key carries the counts, so that a window's sum is an index-only range however the rows of one search come
+    -- to be spread over the table's pages by the writes.
+    PRIMARY KEY (search_id, status, start_day, end_day) INCLUDE (n, everyone)
+) WITH (autovacuum_vacuum_scale_factor = 0.01);
 
 -- +goose StatementBegin
 CREATE FUNCTION search_day_counts_apply() RETURNS trigger LANGUAGE plpgsql AS $$

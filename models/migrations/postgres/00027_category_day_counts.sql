@@ -16,8 +16,13 @@ CREATE TABLE category_day_counts (
     start_day   INTEGER     NOT NULL,
     end_day     INTEGER     NOT NULL,
     n           BIGINT      NOT NULL,
-    PRIMARY KEY (category_id, status, start_day, end_day)
-);
+    -- The key carries the count, so that a window's sum is an index-only range: one category's rows are spread over
+    -- the table's pages (about one a page at a million events), and reading them from the table took 1.95 ms for
+    -- the 1,444 rows of a two-year window, against 0.19 ms from the index. The range reads the table only for the
+    -- pages changed since the last vacuum (1.0 ms instead of 0.35 ms for that list's page once every row had
+    -- changed), so autovacuum, where it runs, comes once a hundredth of the rows changed rather than a fifth.
+    PRIMARY KEY (category_id, status, start_day, end_day) INCLUDE (n)
+) WITH (autovacuum_vacuum_scale_factor = 0.01);
 
 -- +goose StatementBegin
 CREATE FUNCTION category_day_counts_apply() RETURNS trigger LANGUAGE plpgsql AS $$
