@@ -181,7 +181,8 @@ func (s *Store) windowDaysSQL(w *Window, byDay bool, c dayCounted) (string, map[
 		upper = "end_day <= @last"
 	}
 	query = strings.NewReplacer("{day}", day, "{kept}", c.kept, "{kept_n}", c.keptN, "{rows}", c.rows,
-		"{listed}", c.listed, "{singles}", c.singles, "{table_day}", tableDay, "{table_group}", tableGroup, "{lower}", lower, "{upper}", upper).Replace(query)
+		"{listed}", c.listed, "{singles}", c.singles, "{table_day}", tableDay, "{table_group}", tableGroup,
+		"{lower}", lower, "{upper}", upper).Replace(query)
 	args := map[string]any{
 		"statuses": w.Statuses, "first": first, "last": last, "start": w.Start, "end": w.End,
 		"second_start": dayStart(first + 1), "last_start": dayStart(last), "after_first": afterFirst,
@@ -255,9 +256,9 @@ func (s *Store) firstPageOfDays(w *Window, c dayCounted, pageIDs string, pageArg
 }
 
 // categoryPageIDs selects one page ({page}: Page.literalLimit) of the IDs of a window's events in one category
-// (@category), in list order, from the category's kept links: one range of idx_category_listed_events_window, where paging the events and probing
-// each for its link read every event of the window up to the page's last (about 280 probes for a page of ten in a
-// category of one event in 28).
+// (@category), in list order, from the category's kept links: one range of idx_category_listed_events_window,
+// where paging the events and probing each for its link read every event of the window up to the page's last
+// (about 280 probes for a page of ten in a category of one event in 28).
 const categoryPageIDs = `SELECT event_id FROM category_listed_events WHERE category_id = @category
 	AND status IN @statuses AND start_utc >= @start AND end_utc <= @end
 	ORDER BY start_utc, event_id {page}`
@@ -295,7 +296,7 @@ func (s *Store) ListEventsIn(scopes []Scope, page Page, w *Window) ([]Event, int
 		return s.ListEvents(scopes, page)
 	case w.Near != nil:
 		return s.listNear(page, w)
-	case w.Categories != nil && len(w.Categories) == 1 && s.dialect == Postgres:
+	case len(w.Categories) == 1 && s.dialect == Postgres:
 		return s.listCategory(page, w)
 	case w.Categories != nil:
 		return s.listCounted(scopes, page, func() (int64, error) { return s.categoriesTotal(w) })

@@ -170,8 +170,9 @@ func (s *Store) vacuumKeptMatches() {
 // keptSearchPage selects, for the kept search named @terms, one page of the window's matches (an index range per
 // status) and their total ({total}: a sum of the search's day counts, keptSearchDays), or one row with no event
 // when the page is empty; no row at all when the search is not kept. {everyone} narrows the matches to those every
-// caller may find, and {page} is the page (Page.literalLimit). The total is a lateral subquery of the search's row, summed once: in the select list, it was
-// summed again for every row of the page (2.5 ms instead of 0.4 ms for a page of 10 at a million events).
+// caller may find, and {page} is the page (Page.literalLimit). The total is a lateral subquery of the search's row,
+// summed once: in the select list, it was summed again for every row of the page (2.5 ms instead of 0.4 ms for a
+// page of 10 at a million events).
 const keptSearchPage = `SELECT k.id AS search_id, m.event_id, t.total FROM kept_searches k
 	CROSS JOIN LATERAL ({total}) AS t (total) LEFT JOIN LATERAL (
 	SELECT x.event_id FROM search_listed_events x

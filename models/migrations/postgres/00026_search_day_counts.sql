@@ -45,7 +45,8 @@ BEGIN
                 CASE WHEN everyone THEN 1 ELSE 0 END AS e
             FROM new_matches
             UNION ALL
-            SELECT search_id, status, event_day(start_utc), event_day(end_utc), -1, CASE WHEN everyone THEN -1 ELSE 0 END
+            SELECT search_id, status, event_day(start_utc), event_day(end_utc), -1,
+                CASE WHEN everyone THEN -1 ELSE 0 END
             FROM old_matches
         ) AS changes
         GROUP BY 1, 2, 3, 4 HAVING sum(d) <> 0 OR sum(e) <> 0 ORDER BY 1, 2, 3, 4
