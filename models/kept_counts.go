@@ -7,7 +7,8 @@ import (
 )
 
 // keptCountTriggers are the PostgreSQL triggers that keep event_day_counts, linked_last_starts,
-// venue_listed_events, category_listed_events, search_listed_events and search_day_counts, by table.
+// venue_listed_events, category_listed_events, category_day_counts, search_listed_events and search_day_counts, by
+// table.
 var keptCountTriggers = map[string][]string{
 	"events": {"event_day_counts_insert", "event_day_counts_update", "event_day_counts_delete",
 		"linked_last_starts_events_update", "venue_listed_events_events_update",
@@ -23,11 +24,10 @@ var keptCountTriggers = map[string][]string{
 	"search_listed_events": {"search_day_counts_insert", "search_day_counts_update", "search_day_counts_delete"},
 }
 
-// SetKeptCountTriggers turns the PostgreSQL triggers that keep the list counts (event_day_counts,
-// linked_last_starts, venue_listed_events, category_listed_events) off or on, for a bulk load that rebuilds the
-// counts once at its end (RebuildKeptCounts) instead of updating them for every batch. It takes each table's
-// exclusive lock: nothing else may write while they are off. On SQLite, whose triggers cannot be turned off, it
-// does nothing.
+// SetKeptCountTriggers turns the PostgreSQL triggers that keep the list counts (keptCountTriggers) off or on, for a
+// bulk load that rebuilds the counts once at its end (RebuildKeptCounts) instead of updating them for every batch.
+// It takes each table's exclusive lock: nothing else may write while they are off. On SQLite, whose triggers cannot
+// be turned off, it does nothing.
 func (s *Store) SetKeptCountTriggers(ctx context.Context, on bool) error {
 	if s.dialect != Postgres {
 		return nil

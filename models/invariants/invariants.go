@@ -1,9 +1,8 @@
 // Package invariants checks a database against what every write must keep true of it: each event's link lists
 // name exactly its link rows, and the totals kept for the lists (day counts, the latest starts of venues and
-// organizers, the venue and category links of listed events, the kept search matches, term counts) equal a fresh
-// count. The tests hold
-// every test's database to them when the test ends, and the benchmark harness holds a seeded database to them
-// (-check). Each check returns the problems it found, as sentences, and an error only when it could not read the
+// organizers, the venue and category links of listed events and their day counts, the kept search matches and
+// their day counts, term counts) equal a fresh count. The tests hold every test's database to them when the test
+// ends, and the benchmark harness holds a seeded database to them (-check). Each check returns the problems it found, as sentences, and an error only when it could not read the
 // database.
 package invariants
 
@@ -106,59 +105,24 @@ func KeptTotals(db *gorm.DB) ([]string, error) {
 func DayCounts(db *gorm.DB) ([]string, error) {
 	var events []struct {
 		ID               uint64
-		Status           string
 		StartUTC, EndUTC time.Time
-		HideFromListings bool
-		InSeries         bool
 	}
-	if err := db.Raw(`SELECT id, status, start_utc, end_utc, hide_from_listings, series_id IS NOT NULL AS in_series
-		FROM events`).Scan(&events).Error; err != nil {
+	if err := db.Raw("SELECT id, start_utc, end_utc FROM events").Scan(&events).Error; err != nil {
 		return nil, err
 	}
-	var kept []struct {
-		Status           string
-		StartDay, EndDay int64
-		N, Occurrences   int64
-	}
-	if err := db.Raw(`SELECT status, start_day, end_day, n, occurrences FROM event_day_counts
-		WHERE n <> 0 OR occurrences <> 0`).Scan(&kept).Error; err != nil {
-		return nil, err
-	}
-	type counts struct{ n, occurrences int64 }
-	fresh := map[string]counts{}
 	var problems []string
 	for _, e := range events {
 		if e.StartUTC.Nanosecond() != 0 || e.EndUTC.Nanosecond() != 0 {
 			problems = append(problems, fmt.Sprintf("event %d's times %s and %s are not whole seconds", e.ID,
 				e.StartUTC.Format(time.RFC3339Nano), e.EndUTC.Format(time.RFC3339Nano)))
 		}
-		if !e.HideFromListings {
-			key := fmt.Sprintf("%s %d %d", e.Status, utcDay(e.StartUTC), utcDay(e.EndUTC))
-			c := fresh[key]
-			c.n++
-			if e.InSeries {
-				c.occurrences++
-			}
-			fresh[key] = c
-		}
 	}
-	got := map[string]counts{}
-	for _, k := range kept {
-		got[fmt.Sprintf("%s %d %d", k.Status, k.StartDay, k.EndDay)] = counts{k.N, k.Occurrences}
-	}
-	for _, key := range slices.Sorted(maps.Keys(fresh)) {
-		if got[key] != fresh[key] {
-			problems = append(problems, fmt.Sprintf("day count %q is %d (%d occurrences), the events %d (%d)", key,
-				got[key].n, got[key].occurrences, fresh[key].n, fresh[key].occurrences))
-		}
-	}
-	for _, key := range slices.Sorted(maps.Keys(got)) {
-		if _, ok := fresh[key]; !ok {
-			problems = append(problems, fmt.Sprintf("day count %q is %d (%d occurrences), no event has it", key,
-				got[key].n, got[key].occurrences))
-		}
-	}
-	return problems, nil
+	counted, err := keptDayCounts(db, "", "occurrences",
+		`SELECT 0 AS owner, status, start_utc, end_utc, series_id IS NOT NULL AS part FROM events
+			WHERE NOT hide_from_listings`,
+		"SELECT 0 AS owner, status, start_day, end_day, n, occurrences AS part FROM event_day_counts "+
+			"WHERE n <> 0 OR occurrences <> 0")
+	return append(problems, counted...), err
 }
 
 // utcDay is the day of t in days since 1970-01-01, in UTC.
@@ -339,9 +303,9 @@ func SearchDayCounts(db *gorm.DB) ([]string, error) {
 	if db.Dialector.Name() != models.Postgres {
 		return nil, nil
 	}
-	return keptDayCounts(db, "search",
-		"SELECT search_id AS owner, status, start_utc, end_utc, everyone FROM search_listed_events",
-		`SELECT search_id AS owner, status, start_day, end_day, n, everyone FROM search_day_counts
+	return keptDayCounts(db, "search", "for everyone",
+		"SELECT search_id AS owner, status, start_utc, end_utc, everyone AS part FROM search_listed_events",
+		`SELECT search_id AS owner, status, start_day, end_day, n, everyone AS part FROM search_day_counts
 			WHERE n <> 0 OR everyone <> 0`)
 }
 
@@ -351,60 +315,67 @@ func CategoryDayCounts(db *gorm.DB) ([]string, error) {
 	if db.Dialector.Name() != models.Postgres {
 		return nil, nil
 	}
-	return keptDayCounts(db, "category",
-		"SELECT category_id AS owner, status, start_utc, end_utc, true AS everyone FROM category_listed_events",
-		`SELECT category_id AS owner, status, start_day, end_day, n, n AS everyone FROM category_day_counts
+	return keptDayCounts(db, "category", "in all",
+		"SELECT category_id AS owner, status, start_utc, end_utc, true AS part FROM category_listed_events",
+		`SELECT category_id AS owner, status, start_day, end_day, n, n AS part FROM category_day_counts
 			WHERE n <> 0`)
 }
 
-// keptDayCounts compares kept counts by owner (a search, a category), status, start day and end day, of all rows
-// and of those for everyone (rows: owner, status, start_utc, end_utc, everyone; counts: owner, status, start_day,
-// end_day, n, everyone), with a fresh count of the rows, the days computed here in UTC.
-func keptDayCounts(db *gorm.DB, owner, rows, counts string) ([]string, error) {
+// keptDayCounts compares kept counts by owner (a search or a category, named owner; none when owner is ""), status,
+// start day and end day, of all rows and of a part of them (named part), with a fresh count of the rows, the days
+// computed here in UTC. rows selects owner, status, start_utc, end_utc and whether the row is in the part; counts
+// selects owner, status, start_day, end_day, n and the part's count.
+func keptDayCounts(db *gorm.DB, owner, part, rows, counts string) ([]string, error) {
+	key := func(id uint64, status string, startDay, endDay int64) string {
+		if owner == "" {
+			return fmt.Sprintf("%s %d %d", status, startDay, endDay)
+		}
+		return fmt.Sprintf("%s %d %s %d %d", owner, id, status, startDay, endDay)
+	}
 	var matches []struct {
 		Owner            uint64
 		Status           string
 		StartUTC, EndUTC time.Time
-		Everyone         bool
+		Part             bool
 	}
 	if err := db.Raw(rows).Scan(&matches).Error; err != nil {
 		return nil, err
 	}
-	type pair struct{ n, everyone int64 }
+	type pair struct{ n, part int64 }
 	fresh := map[string]pair{}
 	for _, m := range matches {
-		key := fmt.Sprintf("%s %d %s %d %d", owner, m.Owner, m.Status, utcDay(m.StartUTC), utcDay(m.EndUTC))
-		c := fresh[key]
+		k := key(m.Owner, m.Status, utcDay(m.StartUTC), utcDay(m.EndUTC))
+		c := fresh[k]
 		c.n++
-		if m.Everyone {
-			c.everyone++
+		if m.Part {
+			c.part++
 		}
-		fresh[key] = c
+		fresh[k] = c
 	}
 	var kept []struct {
 		Owner            uint64
 		Status           string
 		StartDay, EndDay int64
-		N, Everyone      int64
+		N, Part          int64
 	}
 	if err := db.Raw(counts).Scan(&kept).Error; err != nil {
 		return nil, err
 	}
 	got := map[string]pair{}
 	for _, k := range kept {
-		got[fmt.Sprintf("%s %d %s %d %d", owner, k.Owner, k.Status, k.StartDay, k.EndDay)] = pair{k.N, k.Everyone}
+		got[key(k.Owner, k.Status, k.StartDay, k.EndDay)] = pair{k.N, k.Part}
 	}
 	var problems []string
-	for _, key := range slices.Sorted(maps.Keys(fresh)) {
-		if got[key] != fresh[key] {
-			problems = append(problems, fmt.Sprintf("day count %q is %d (%d for everyone), the rows %d (%d)",
-				key, got[key].n, got[key].everyone, fresh[key].n, fresh[key].everyone))
+	for _, k := range slices.Sorted(maps.Keys(fresh)) {
+		if got[k] != fresh[k] {
+			problems = append(problems, fmt.Sprintf("day count %q is %d (%d %s), the rows %d (%d)",
+				k, got[k].n, got[k].part, part, fresh[k].n, fresh[k].part))
 		}
 	}
-	for _, key := range slices.Sorted(maps.Keys(got)) {
-		if _, ok := fresh[key]; !ok {
-			problems = append(problems, fmt.Sprintf("day count %q is %d (%d for everyone), no row has it",
-				key, got[key].n, got[key].everyone))
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		if _, ok := fresh[k]; !ok {
+			problems = append(problems, fmt.Sprintf("day count %q is %d (%d %s), no row has it",
+				k, got[k].n, got[k].part, part))
 		}
 	}
 	return problems, nil
