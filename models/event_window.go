@@ -335,33 +335,51 @@ const (
 	categoriesWindow      = "WHERE category_id IN ? AND status IN ? AND start_utc >= ? AND end_utc <= ?"
 )
 
-// listNear returns one page of a window narrowed to a circle, and its total, both from one pass over the kept
-// venue links (venue_listed_events) of the venues within the circle: one range of idx_venue_listed_events_window
-// per venue, never a read of the events that are not on the page. An event at several of those venues counts once.
+// listNear returns one page of a window narrowed to a circle, and its total, in one statement (two past the last
+// page): the page from the kept venue links (venue_listed_events) of the venues within the circle (nearPageIDs), the
+// total counted from the same links (nearTotalSQL). Neither reads the events that are not on the page.
 func (s *Store) listNear(page Page, w *Window) ([]Event, int64, error) {
-	cond, args := venuesWithin(s.db, *w.Near)
-	matches := "SELECT x.event_id, x.start_utc FROM venue_listed_events x JOIN venues v ON v.id = x.venue_id " +
-		"WHERE " + cond + " AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ? GROUP BY x.event_id, x.start_utc"
-	args = append(args, w.Statuses, w.Start, w.End)
-	var rows []struct {
-		EventID uint64
-		Total   int64
+	circle, circleArgs := venuesWithin(s.db, *w.Near)
+	window := []any{w.Statuses, w.Start, w.End}
+	total := strings.Replace(nearTotalSQL, "{circle}", circle, 1)
+	totalArgs := append(slices.Clone(circleArgs), window...)
+	pageIDs, pageArgs := s.nearPageIDs(circle, circleArgs, window, page)
+	var n int64
+	events, err := scanEvents(s.db.Raw(selectEventColumns+", ("+total+") AS total"+fromEvents+
+		" WHERE events.id IN ("+pageIDs+") ORDER BY "+eventOrder, append(totalArgs, pageArgs...)...), page.Size, &n)
+	if err != nil || len(events) > 0 {
+		return events, n, err
 	}
-	err := s.db.Raw("SELECT event_id, count(*) OVER () AS total FROM ("+matches+") AS m "+
-		"ORDER BY start_utc, event_id LIMIT ? OFFSET ?", append(args, page.Size, page.Offset())...).Scan(&rows).Error
-	if err != nil || len(rows) == 0 {
-		if err == nil && page.Offset() > 0 {
-			// Past the last page: the total still counts every match.
-			var total int64
-			err = s.db.Raw("SELECT count(*) FROM ("+matches+") AS m", args...).Scan(&total).Error
-			return []Event{}, total, err
-		}
-		return []Event{}, 0, err
+	if page.Offset() > 0 {
+		// Past the last page: the total still counts every match.
+		err = s.db.Raw(total, totalArgs...).Scan(&n).Error
 	}
-	ids := make([]uint64, len(rows))
-	for i, r := range rows {
-		ids[i] = r.EventID
+	return []Event{}, n, err
+}
+
+// nearTotalSQL counts the events of a window narrowed to a circle ({circle}: venuesWithin's condition on the venues
+// v) from the kept venue links of the venues within it: the links of events with one venue as index entries, and
+// those of events with several (shared) as distinct events, as an event at two venues of the circle has a link at
+// each. Grouping every link in the circle by event took 10–14 ms for 12,137 links at 100,000 events.
+const nearTotalSQL = `SELECT COUNT(*) FILTER (WHERE NOT x.shared) + COUNT(DISTINCT x.event_id) FILTER (WHERE x.shared)
+	FROM venue_listed_events x JOIN venues v ON v.id = x.venue_id
+	WHERE {circle} AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?`
+
+// nearPageIDs selects one page of the IDs of a window's events at the venues within a circle, in list order, and
+// returns it with its arguments. On PostgreSQL each venue gives at most the page's reach (its offset and size) of
+// its kept links in list order, one short range of idx_venue_listed_events_window each, and the page is taken from
+// their merge: no event past a page's reach at its venue can be on the page. SQLite, which has no lateral joins,
+// orders every link in the circle.
+func (s *Store) nearPageIDs(circle string, circleArgs, window []any, page Page) (string, []any) {
+	limit := "LIMIT " + strconv.Itoa(page.Size) + " OFFSET " + strconv.Itoa(page.Offset())
+	if s.dialect != Postgres {
+		return `SELECT x.event_id FROM venue_listed_events x JOIN venues v ON v.id = x.venue_id
+	WHERE ` + circle + ` AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?
+	GROUP BY x.event_id, x.start_utc ORDER BY x.start_utc, x.event_id ` + limit, append(slices.Clone(circleArgs), window...)
 	}
-	events, err := scanEvents(s.db.Raw(selectEvents+" WHERE events.id IN ? ORDER BY "+eventOrder, ids), len(ids))
-	return events, rows[0].Total, err
+	return `SELECT p.event_id FROM venues v CROSS JOIN LATERAL (SELECT x.event_id, x.start_utc
+	FROM venue_listed_events x WHERE x.venue_id = v.id AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?
+	ORDER BY x.start_utc, x.event_id LIMIT ` + strconv.Itoa(page.Offset()+page.Size) + `) AS p
+	WHERE ` + circle + ` GROUP BY p.event_id, p.start_utc ORDER BY p.start_utc, p.event_id ` + limit,
+		append(slices.Clone(window), circleArgs...)
 }

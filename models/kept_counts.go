@@ -47,8 +47,10 @@ func (s *Store) SetKeptCountTriggers(ctx context.Context, on bool) error {
 }
 
 // FreshVenueListedEvents computes from the links and the events what venue_listed_events keeps: for each link of a
-// listed event to a venue, the event's status, start and end (event_id, venue_id, status, start_utc, end_utc).
-const FreshVenueListedEvents = `SELECT l.event_id, l.venue_id, e.status, e.start_utc, e.end_utc
+// listed event to a venue, the event's status, start and end, and whether the event has other venues (event_id,
+// venue_id, status, start_utc, end_utc, shared).
+const FreshVenueListedEvents = `SELECT l.event_id, l.venue_id, e.status, e.start_utc, e.end_utc,
+		count(*) OVER (PARTITION BY l.event_id) > 1 AS shared
 	FROM event_venues l JOIN events e ON e.id = l.event_id WHERE NOT e.hide_from_listings`
 
 // FreshCategoryListedEvents computes from the links and the events what category_listed_events keeps: for each link
@@ -88,7 +90,8 @@ func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 		"DELETE FROM linked_last_starts",
 		"INSERT INTO linked_last_starts (kind, id, published, private) " + FreshLastStarts,
 		"DELETE FROM venue_listed_events",
-		"INSERT INTO venue_listed_events (event_id, venue_id, status, start_utc, end_utc) " + FreshVenueListedEvents,
+		"INSERT INTO venue_listed_events (event_id, venue_id, status, start_utc, end_utc, shared) " +
+			FreshVenueListedEvents,
 		"DELETE FROM category_listed_events",
 		"INSERT INTO category_listed_events (event_id, category_id, status, start_utc, end_utc) " +
 			FreshCategoryListedEvents,

@@ -14,7 +14,9 @@ import (
 
 // totalsFixture is an app whose events are all at one venue, so that every list has a twin with venue=… that
 // counts its events row by row: lists narrowed by nothing but their date window and statuses are totalled and
-// paged from the kept day counts instead, and must answer exactly what the counted twin answers.
+// paged from the kept day counts instead, and must answer exactly what the counted twin answers. The venue has
+// coordinates, so that lists narrowed to a circle around it (totalled and paged from the kept venue links) have
+// the same twin; an event the fixture also links to a second venue in the circle is counted once.
 type totalsFixture struct {
 	app   *App
 	admin string
@@ -27,7 +29,8 @@ func newTotalsFixture(t *testing.T) *totalsFixture {
 	app := NewApp(t)
 	f := &totalsFixture{app: app, admin: app.Token(models.RoleAdministrator)}
 	f.venue = app.post(t, f.admin, "/venues", map[string]any{
-		"venue": "Counted Hall", "address": "1 Main St", "city": "Bristol", "country": "United States"})
+		"venue": "Counted Hall", "address": "1 Main St", "city": "Bristol", "country": "United States",
+		"geo_lat": 41.671, "geo_lng": -72.949})
 	return f
 }
 
@@ -122,6 +125,10 @@ func (f *totalsFixture) expectTotalsExact(t *testing.T, after string) {
 		{"search=five&strict_dates=true&start_date=" + day(5) + "%2009:30:00&end_date=" + day(8) + "%2023:59:59", ""},
 		// A window that ends before it starts: empty.
 		{"search=gala&start_date=" + day(5) + "&end_date=" + day(1), ""},
+		// Circles around the venue, paged and totalled from the kept venue links.
+		{nearTotalsVenue, ""},
+		{nearTotalsVenue + "&status=any", f.admin},
+		{nearTotalsVenue + "&strict_dates=true&start_date=" + day(1) + "%2013:00:00&end_date=" + day(8) + "%2001:30:00", ""},
 	}
 	if c := "categories=" + f.category; f.category != "" {
 		// One category, totalled from its kept day counts on PostgreSQL.
@@ -147,6 +154,9 @@ func (f *totalsFixture) expectTotalsExact(t *testing.T, after string) {
 	}
 }
 
+// nearTotalsVenue narrows a list to 5 km around the totals fixture's venue.
+const nearTotalsVenue = "geoloc_lat=41.67&geoloc_lng=-72.95&geoloc_radius=5&geoloc_unit=km"
+
 func TestListTotalsFromKeptDayCountsEqualAFreshCountAfterEveryKindOfWrite(t *testing.T) {
 	f := newTotalsFixture(t)
 	app, admin := f.app, f.admin
@@ -154,7 +164,8 @@ func TestListTotalsFromKeptDayCountsEqualAFreshCountAfterEveryKindOfWrite(t *tes
 		Body: map[string]any{"name": "Counted"}}).ExpectStatus(t, http.StatusCreated).JSON(t)
 	f.category = "counted"
 	other := app.Do(Request{Method: http.MethodPost, Path: "/venues", Token: admin, Body: map[string]any{
-		"venue": "Other Hall", "address": "2 Main St", "city": "Bristol", "country": "United States"}}).
+		"venue": "Other Hall", "address": "2 Main St", "city": "Bristol", "country": "United States",
+		"geo_lat": 41.675, "geo_lng": -72.94}}).
 		ExpectStatus(t, http.StatusCreated).JSON(t)
 	two := time.Now().UTC().AddDate(2, 0, 0)
 	daysToEnd := int(time.Date(two.Year(), two.Month(), two.Day(), 0, 0, 0, 0, time.UTC).
@@ -214,6 +225,14 @@ func TestListTotalsFromKeptDayCountsEqualAFreshCountAfterEveryKindOfWrite(t *tes
 		}},
 		{"a links update", func() {
 			app.updateEvent(t, http.MethodPatch, path(2), admin, map[string]any{"categories": []any{idOf(t, cat)}, "tags": []any{"counted"}})
+		}},
+		{"a second venue added to one event and removed from another", func() {
+			app.updateEvent(t, http.MethodPatch, path(12), admin, map[string]any{"venue": []any{idOf(t, other), f.venue}})
+			app.updateEvent(t, http.MethodPatch, path(14), admin, map[string]any{"venue": []any{f.venue}})
+		}},
+		{"an event at two venues moved and its second venue given back", func() {
+			app.updateEvent(t, http.MethodPatch, path(12), admin, map[string]any{"start_date": at(6, 10, 0), "end_date": at(6, 11, 0)})
+			app.updateEvent(t, http.MethodPatch, path(14), admin, map[string]any{"venue": []any{f.venue, idOf(t, other)}})
 		}},
 		{"a trash", func() {
 			app.Do(Request{Method: http.MethodDelete, Path: path(3), Token: admin}).ExpectStatus(t, http.StatusOK)
@@ -318,7 +337,7 @@ func TestAListTakesTheSameQueriesForEveryPageAndPageSize(t *testing.T) {
 	n := countQueries(t, f.app)
 	for _, l := range []struct{ query, token string }{
 		{"", ""}, {"status=any", f.admin}, {"search=counted", ""}, {"venue=" + strconv.FormatUint(f.venue, 10), ""},
-		{"start_date=" + at(2, 0, 0)[:10] + "&end_date=" + at(8, 0, 0)[:10], ""},
+		{"start_date=" + at(2, 0, 0)[:10] + "&end_date=" + at(8, 0, 0)[:10], ""}, {nearTotalsVenue, ""},
 	} {
 		var counts []int64
 		pages := []string{"per_page=1&page=1", "per_page=1&page=20", "per_page=7&page=3", "per_page=50&page=1"}

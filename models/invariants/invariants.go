@@ -207,24 +207,27 @@ func instantText(v sql.NullString) string {
 }
 
 // VenueListedEvents compares the kept venue links of listed events (venue_listed_events, which radius queries are
-// totalled from) with the links and the events themselves.
+// totalled from), with whether each event has other venues, with the links and the events themselves.
 func VenueListedEvents(db *gorm.DB) ([]string, error) {
-	return keptListedEvents(db, "venue", models.FreshVenueListedEvents)
+	return keptListedEvents(db, "venue", ", shared", models.FreshVenueListedEvents)
 }
 
 // CategoryListedEvents compares the kept category links of listed events (category_listed_events, which category
 // lists are totalled from) with the links and the events themselves.
 func CategoryListedEvents(db *gorm.DB) ([]string, error) {
-	return keptListedEvents(db, "category", models.FreshCategoryListedEvents)
+	return keptListedEvents(db, "category", "", models.FreshCategoryListedEvents)
 }
 
-// keptListedEvents compares the rows of table kind_listed_events with fresh, the query that computes them.
-func keptListedEvents(db *gorm.DB, kind, fresh string) ([]string, error) {
-	kept, err := listedRows(db, "SELECT event_id, "+kind+"_id, status, start_utc, end_utc FROM "+kind+"_listed_events")
+// keptListedEvents compares the rows of table kind_listed_events, with the extra columns (", shared" or ""), with
+// fresh, the query that computes them.
+func keptListedEvents(db *gorm.DB, kind, extra, fresh string) ([]string, error) {
+	shared := extra != ""
+	kept, err := listedRows(db, "SELECT event_id, "+kind+"_id, status, start_utc, end_utc"+extra+" FROM "+kind+
+		"_listed_events", shared)
 	if err != nil {
 		return nil, err
 	}
-	computed, err := listedRows(db, fresh)
+	computed, err := listedRows(db, fresh, shared)
 	if err != nil {
 		return nil, err
 	}
@@ -235,15 +238,24 @@ func keptListedEvents(db *gorm.DB, kind, fresh string) ([]string, error) {
 		computed)}, nil
 }
 
-// listedRows reads the rows of query (event_id, the record's ID, status, start_utc, end_utc) as sorted text, the
-// instants as instantText writes them.
-func listedRows(db *gorm.DB, query string) ([]string, error) {
+// listedRows reads the rows of query (event_id, the record's ID, status, start_utc, end_utc, and with shared the
+// column shared) as sorted text, the instants as instantText writes them.
+func listedRows(db *gorm.DB, query string, shared bool) ([]string, error) {
 	return sortedRows(db, query, func(scan func(...any) error) (string, error) {
 		var event, record uint64
 		var status string
 		var start, end sql.NullString
-		err := scan(&event, &record, &status, &start, &end)
-		return fmt.Sprintf("e%d r%d %s %s %s", event, record, status, instantText(start), instantText(end)), err
+		var isShared bool
+		dest := []any{&event, &record, &status, &start, &end}
+		if shared {
+			dest = append(dest, &isShared)
+		}
+		err := scan(dest...)
+		row := fmt.Sprintf("e%d r%d %s %s %s", event, record, status, instantText(start), instantText(end))
+		if isShared {
+			row += " shared"
+		}
+		return row, err
 	})
 }
 
