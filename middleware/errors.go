@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,10 @@ import (
 // retryAfterSeconds is what a client is told to wait when the database is unavailable.
 const retryAfterSeconds = "5"
 
+// StatusClientClosedRequest is the status the access log and the metrics record for a request whose client went
+// away before its answer was ready (nginx's 499, "client closed request"); no answer is written.
+const StatusClientClosedRequest = 499
+
 // Errors renders the last error recorded on the context (by a handler, a later middleware or Recovery) as the
 // API's error body {"code","message","data":{"status",…}}. Server errors are logged with the request ID; their
 // cause never reaches the client.
@@ -26,6 +31,13 @@ func Errors(log *slog.Logger) gin.HandlerFunc {
 		}
 		e := models.AsError(c.Errors.Last().Err)
 		status := controllers.ErrorStatus(e, models.UserFrom(c.Request.Context()) != nil)
+		if status >= 500 && errors.Is(c.Request.Context().Err(), context.Canceled) {
+			// The client went away before its answer was ready, and nobody reads it. Logged and counted as a
+			// server error, every client that gives up would page whoever watches the 5xx rate.
+			log.Info("request abandoned by the client", "request_id", GetRequestID(c), "error", e.Error())
+			c.Status(StatusClientClosedRequest)
+			return
+		}
 		switch {
 		case status >= 500:
 			log.Error("request failed", "request_id", GetRequestID(c), "code", e.Code, "error", e.Error())

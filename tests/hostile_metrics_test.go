@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -143,5 +144,37 @@ func TestTheAccessLogCapsMethodPathAndUserAgent(t *testing.T) {
 	}
 	if !strings.HasPrefix(agent, strings.TrimSuffix(line["user_agent"].(string), "…")) {
 		t.Fatal("the user agent was not cut on a character boundary")
+	}
+}
+
+// A client that goes away before its answer is ready has not met a server error: the request is logged and counted
+// as 499 (client closed request), at the info level, and the service logs no failure.
+func TestARequestTheClientAbandonsIsNotAServerError(t *testing.T) {
+	t.Parallel()
+	app, lines := loggedApp(t)
+	token := app.Token(models.RoleAdministrator)
+	app.createEvent(t, token, map[string]any{"title": "Abandoned", "start_date": at(1, 10, 0), "end_date": at(1, 11, 0)})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequestWithContext(ctx, http.MethodGet, app.Config.APIRoot()+"/events?per_page=3", nil)
+	app.Handler.ServeHTTP(httptest.NewRecorder(), req)
+	var access map[string]any
+	for _, l := range lines() {
+		if l["level"] == "ERROR" {
+			t.Fatalf("logged as an error: %v", l)
+		}
+		if l["msg"] == "request" && l["path"] == app.Config.APIRoot()+"/events" {
+			access = l
+		}
+	}
+	if access == nil || access["status"] != float64(499) || access["level"] != "INFO" {
+		t.Fatalf("access log line %v, want status 499 at INFO", access)
+	}
+	metrics := string(app.Get("//metrics").ExpectStatus(t, http.StatusOK).Body)
+	if want := `route="/calendar/events/v1/events",status="499"`; !strings.Contains(metrics, want) {
+		t.Fatalf("/metrics lacks %s", want)
+	}
+	if strings.Contains(metrics, `status="500"`) {
+		t.Fatal("/metrics counts a server error")
 	}
 }
