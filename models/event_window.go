@@ -360,26 +360,34 @@ func (s *Store) listNear(page Page, w *Window) ([]Event, int64, error) {
 // nearTotalSQL counts the events of a window narrowed to a circle ({circle}: venuesWithin's condition on the venues
 // v) from the kept venue links of the venues within it: the links of events with one venue as index entries, and
 // those of events with several (shared) as distinct events, as an event at two venues of the circle has a link at
-// each. Grouping every link in the circle by event took 10–14 ms for 12,137 links at 100,000 events.
+// each. Grouping every link in the circle by event took most of the list's 13.5 ms for 29,755 links at a million
+// events (docs/benchmarks.md, "Radius totals without grouping").
 const nearTotalSQL = `SELECT COUNT(*) FILTER (WHERE NOT x.shared) + COUNT(DISTINCT x.event_id) FILTER (WHERE x.shared)
 	FROM venue_listed_events x JOIN venues v ON v.id = x.venue_id
 	WHERE {circle} AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?`
 
-// nearPageIDs selects one page of the IDs of a window's events at the venues within a circle, in list order, and
-// returns it with its arguments. On PostgreSQL each venue gives at most the page's reach (its offset and size) of
-// its kept links in list order, one short range of idx_venue_listed_events_window each, and the page is taken from
-// their merge: no event past a page's reach at its venue can be on the page. SQLite, which has no lateral joins,
-// orders every link in the circle.
-func (s *Store) nearPageIDs(circle string, circleArgs, window []any, page Page) (string, []any) {
-	limit := "LIMIT " + strconv.Itoa(page.Size) + " OFFSET " + strconv.Itoa(page.Offset())
-	if s.dialect != Postgres {
-		return `SELECT x.event_id FROM venue_listed_events x JOIN venues v ON v.id = x.venue_id
-	WHERE ` + circle + ` AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?
-	GROUP BY x.event_id, x.start_utc ORDER BY x.start_utc, x.event_id ` + limit, append(slices.Clone(circleArgs), window...)
-	}
-	return `SELECT p.event_id FROM venues v CROSS JOIN LATERAL (SELECT x.event_id, x.start_utc
+// The page of a window narrowed to a circle, in list order ({limit}: the page's LIMIT and OFFSET). On PostgreSQL
+// each venue within the circle gives at most {reach} (the page's offset and size) of its kept links in list order,
+// one short range of idx_venue_listed_events_window each, and the page is taken from their merge: no event past a
+// page's reach at its venue can be on the page. SQLite, which has no lateral joins, orders every link in the
+// circle. The window's arguments come first on PostgreSQL and after the circle's on SQLite.
+const (
+	nearPagePostgres = `SELECT p.event_id FROM venues v CROSS JOIN LATERAL (SELECT x.event_id, x.start_utc
 	FROM venue_listed_events x WHERE x.venue_id = v.id AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?
-	ORDER BY x.start_utc, x.event_id LIMIT ` + strconv.Itoa(page.Offset()+page.Size) + `) AS p
-	WHERE ` + circle + ` GROUP BY p.event_id, p.start_utc ORDER BY p.start_utc, p.event_id ` + limit,
-		append(slices.Clone(window), circleArgs...)
+	ORDER BY x.start_utc, x.event_id LIMIT {reach}) AS p
+	WHERE {circle} GROUP BY p.event_id, p.start_utc ORDER BY p.start_utc, p.event_id {limit}`
+	nearPageSQLite = `SELECT x.event_id FROM venue_listed_events x JOIN venues v ON v.id = x.venue_id
+	WHERE {circle} AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?
+	GROUP BY x.event_id, x.start_utc ORDER BY x.start_utc, x.event_id {limit}`
+)
+
+// nearPageIDs returns the statement that selects one page of the IDs of a window's events at the venues within a
+// circle (nearPagePostgres or nearPageSQLite), with its arguments.
+func (s *Store) nearPageIDs(circle string, circleArgs, window []any, page Page) (string, []any) {
+	query, args := nearPagePostgres, append(slices.Clone(window), circleArgs...)
+	if s.dialect != Postgres {
+		query, args = nearPageSQLite, append(slices.Clone(circleArgs), window...)
+	}
+	return strings.NewReplacer("{circle}", circle, "{reach}", strconv.Itoa(page.Offset()+page.Size),
+		"{limit}", "LIMIT "+strconv.Itoa(page.Size)+" OFFSET "+strconv.Itoa(page.Offset())).Replace(query), args
 }
