@@ -48,6 +48,8 @@ type scenario struct {
 	unavailable string
 	// distinct marks a scenario whose reads uncached made distinct already.
 	distinct bool
+	// before, when set, runs once before the scenario (reading what its requests need to know); an error skips it.
+	before func(ctx context.Context, g *loadGenerator) error
 }
 
 // uncached returns the scenario with a parameter the service ignores added to each of its reads, different for

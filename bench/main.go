@@ -174,6 +174,12 @@ func runBench(ctx context.Context, o options) error {
 			break
 		}
 		log.Printf("scenario %q", sc.name)
+		if sc.before != nil {
+			if err := sc.before(ctx, gen); err != nil {
+				log.Printf("scenario %q skipped: %v", sc.name, err)
+				continue
+			}
+		}
 		if sc.custom != nil {
 			results = append(results, runCustom(ctx, gen, sc, baseline)...)
 			continue
@@ -319,6 +325,7 @@ func printReport(w io.Writer, r Report) {
 			res.Errors, res.RatioToStatic, res.MeanBytes/1024, checked, target, res.keptColumn(r.ComparedWith != ""))
 	}
 	_ = tw.Flush()
+	deepPagesSummary(w, r)
 	if r.ChangeTracking != nil {
 		r.ChangeTracking.print(w)
 	}
@@ -556,6 +563,7 @@ func scenarios(f fixtures, token string) []scenario {
 	return []scenario{
 		{name: "default list", next: func(int, int) request { return get("/events") }},
 		{name: "list per_page=50", next: func(int, int) request { return get("/events?per_page=50") }},
+		deepPages(),
 		{name: "event by id", next: func(w, _ int) request {
 			return get("/events/" + strconv.FormatUint(f.eventIDs[pick(w, len(f.eventIDs))], 10))
 		}},
