@@ -268,8 +268,9 @@ const categoryPageIDs = `SELECT event_id FROM category_listed_events WHERE categ
 // first page.
 func (s *Store) listCategory(page Page, w *Window) ([]Event, int64, error) {
 	c := categoryDays(w.Categories[0])
-	pageIDs := strings.Replace(categoryPageIDs, "{page}", page.literalLimit(), 1)
-	pageArgs := map[string]any{"offset": page.Offset()}
+	pageIDs := strings.Replace(categoryPageIDs, "{page}", page.literalLimit("@offset"), 1)
+	pageArgs := map[string]any{"offset": page.Offset(), "statuses": w.Statuses, "start": w.Start, "end": w.End}
+	maps.Copy(pageArgs, c.bound)
 	if page.Offset() == 0 {
 		return s.firstPageOfDays(w, c, pageIDs, pageArgs, page.Size)
 	}
@@ -278,8 +279,6 @@ func (s *Store) listCategory(page Page, w *Window) ([]Event, int64, error) {
 	if err != nil || int64(page.Offset()) >= total {
 		return []Event{}, total, err
 	}
-	maps.Copy(pageArgs, c.bound)
-	maps.Copy(pageArgs, map[string]any{"statuses": w.Statuses, "start": w.Start, "end": w.End})
 	events, err := scanEvents(s.db.Raw(selectEvents+" WHERE events.id IN ("+pageIDs+") ORDER BY "+eventOrder,
 		pageArgs), page.Size)
 	return events, total, err
@@ -366,11 +365,12 @@ const nearTotalSQL = `SELECT COUNT(*) FILTER (WHERE NOT x.shared) + COUNT(DISTIN
 	FROM venue_listed_events x JOIN venues v ON v.id = x.venue_id
 	WHERE {circle} AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?`
 
-// The page of a window narrowed to a circle, in list order ({limit}: the page's LIMIT and OFFSET). On PostgreSQL
-// each venue within the circle gives at most {reach} (the page's offset and size) of its kept links in list order,
-// one short range of idx_venue_listed_events_window each, and the page is taken from their merge: no event past a
-// page's reach at its venue can be on the page. SQLite, which has no lateral joins, orders every link in the
-// circle. The window's arguments come first on PostgreSQL and after the circle's on SQLite.
+// The page of a window narrowed to a circle, in list order ({limit}: Page.literalLimit's clause, its offset bound
+// last). On PostgreSQL each venue within the circle gives at most {reach} (the page's offset and size, a literal
+// for the plan's sake like the page's size) of its kept links in list order, one short range of
+// idx_venue_listed_events_window each, and the page is taken from their merge: no event past a page's reach at its
+// venue can be on the page. SQLite, which has no lateral joins, orders every link in the circle. The window's
+// arguments come first on PostgreSQL and after the circle's on SQLite.
 const (
 	nearPagePostgres = `SELECT p.event_id FROM venues v CROSS JOIN LATERAL (SELECT x.event_id, x.start_utc
 	FROM venue_listed_events x WHERE x.venue_id = v.id AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?
@@ -388,6 +388,9 @@ func (s *Store) nearPageIDs(circle string, circleArgs, window []any, page Page) 
 	if s.dialect != Postgres {
 		query, args = nearPageSQLite, append(slices.Clone(circleArgs), window...)
 	}
+	if page.Offset() > 0 {
+		args = append(args, page.Offset())
+	}
 	return strings.NewReplacer("{circle}", circle, "{reach}", strconv.Itoa(page.Offset()+page.Size),
-		"{limit}", "LIMIT "+strconv.Itoa(page.Size)+" OFFSET "+strconv.Itoa(page.Offset())).Replace(query), args
+		"{limit}", page.literalLimit("?")).Replace(query), args
 }

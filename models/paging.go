@@ -15,14 +15,15 @@ type Page struct {
 // Offset is how many rows come before the page.
 func (p Page) Offset() int { return (p.Number - 1) * p.Size }
 
-// literalLimit is the page as a LIMIT clause for a raw statement, its size a literal number and its offset the named
-// argument @offset (left out for a first page), as literalLimit writes GORM's: a prepared statement whose limit
-// PostgreSQL cannot see is costed at a tenth of its rows in its generic plan, and planned again at every run.
-func (p Page) literalLimit() string {
+// literalLimit is the page as a LIMIT clause for a raw statement, its size a literal number and its offset the
+// placeholder offset (@offset, or ? in a statement with positional arguments; left out for a first page), as
+// literalLimit writes GORM's: a prepared statement whose limit PostgreSQL cannot see is costed at a tenth of its
+// rows in its generic plan, and planned again at every run.
+func (p Page) literalLimit(offset string) string {
 	if p.Offset() == 0 {
 		return "LIMIT " + strconv.Itoa(p.Size)
 	}
-	return "LIMIT " + strconv.Itoa(p.Size) + " OFFSET @offset"
+	return "LIMIT " + strconv.Itoa(p.Size) + " OFFSET " + offset
 }
 
 // Paginate is the scope that selects one page.

@@ -212,7 +212,7 @@ func (s *Store) listKeptSearch(key string, page Page, w *Window) (events []Event
 		EventID  *uint64
 		Total    int64
 	}
-	query := strings.NewReplacer("{total}", totalSQL, "{everyone}", matchesFor, "{page}", page.literalLimit()).
+	query := strings.NewReplacer("{total}", totalSQL, "{everyone}", matchesFor, "{page}", page.literalLimit("@offset")).
 		Replace(keptSearchPage)
 	if err = s.db.Raw(query, args).Scan(&rows).Error; err != nil || len(rows) == 0 {
 		return nil, 0, false, err

@@ -2,8 +2,8 @@
 // name exactly its link rows, and the totals kept for the lists (day counts, the latest starts of venues and
 // organizers, the venue and category links of listed events and their day counts, the kept search matches and
 // their day counts, term counts) equal a fresh count. The tests hold every test's database to them when the test
-// ends, and the benchmark harness holds a seeded database to them (-check). Each check returns the problems it found, as sentences, and an error only when it could not read the
-// database.
+// ends, and the benchmark harness holds a seeded database to them (-check). Each check returns the problems it
+// found, as sentences, and an error only when it could not read the database.
 package invariants
 
 import (
@@ -209,21 +209,23 @@ func instantText(v sql.NullString) string {
 // VenueListedEvents compares the kept venue links of listed events (venue_listed_events, which radius queries are
 // totalled from), with whether each event has other venues, with the links and the events themselves.
 func VenueListedEvents(db *gorm.DB) ([]string, error) {
-	return keptListedEvents(db, "venue", ", shared", models.FreshVenueListedEvents)
+	return keptListedEvents(db, "venue", true, models.FreshVenueListedEvents)
 }
 
 // CategoryListedEvents compares the kept category links of listed events (category_listed_events, which category
 // lists are totalled from) with the links and the events themselves.
 func CategoryListedEvents(db *gorm.DB) ([]string, error) {
-	return keptListedEvents(db, "category", "", models.FreshCategoryListedEvents)
+	return keptListedEvents(db, "category", false, models.FreshCategoryListedEvents)
 }
 
-// keptListedEvents compares the rows of table kind_listed_events, with the extra columns (", shared" or ""), with
+// keptListedEvents compares the rows of table kind_listed_events, with its column shared when it has one, with
 // fresh, the query that computes them.
-func keptListedEvents(db *gorm.DB, kind, extra, fresh string) ([]string, error) {
-	shared := extra != ""
-	kept, err := listedRows(db, "SELECT event_id, "+kind+"_id, status, start_utc, end_utc"+extra+" FROM "+kind+
-		"_listed_events", shared)
+func keptListedEvents(db *gorm.DB, kind string, shared bool, fresh string) ([]string, error) {
+	columns := "event_id, " + kind + "_id, status, start_utc, end_utc"
+	if shared {
+		columns += ", shared"
+	}
+	kept, err := listedRows(db, "SELECT "+columns+" FROM "+kind+"_listed_events", shared)
 	if err != nil {
 		return nil, err
 	}
