@@ -7,8 +7,8 @@ import (
 )
 
 // keptCountTriggers are the PostgreSQL triggers that keep event_day_counts, linked_last_starts,
-// venue_listed_events, category_listed_events, category_day_counts, search_listed_events and search_day_counts, by
-// table.
+// linked_published_days, venue_listed_events, category_listed_events, category_day_counts, search_listed_events
+// and search_day_counts, by table.
 var keptCountTriggers = map[string][]string{
 	"events": {"event_day_counts_insert", "event_day_counts_update", "event_day_counts_delete",
 		"linked_last_starts_events_update", "venue_listed_events_events_update",
@@ -17,6 +17,8 @@ var keptCountTriggers = map[string][]string{
 	"event_venues": {"linked_last_starts_venues_insert", "linked_last_starts_venues_delete",
 		"venue_listed_events_links_insert", "venue_listed_events_links_update", "venue_listed_events_links_delete"},
 	"event_organizers": {"linked_last_starts_organizers_insert", "linked_last_starts_organizers_delete"},
+	"linked_last_starts": {"linked_published_days_insert", "linked_published_days_update",
+		"linked_published_days_delete"},
 	"event_categories": {"category_listed_events_links_insert", "category_listed_events_links_update",
 		"category_listed_events_links_delete"},
 	"category_listed_events": {"category_day_counts_insert", "category_day_counts_update",
@@ -72,9 +74,9 @@ const FreshLastStarts = `SELECT 'v' AS kind, l.venue_id AS id,
 	FROM event_organizers l JOIN events e ON e.id = l.event_id GROUP BY l.organizer_id`
 
 // RebuildKeptCounts computes the list counts kept by triggers (event_day_counts, linked_last_starts,
-// venue_listed_events, category_listed_events) again from the events and their links, and drops the kept searches
-// (search_listed_events, search_day_counts), in one transaction: after a bulk load made with the triggers off, or
-// to repair them.
+// venue_listed_events, category_listed_events, and on PostgreSQL category_day_counts and linked_published_days)
+// again from the events and their links, and drops the kept searches (search_listed_events, search_day_counts), in
+// one transaction: after a bulk load made with the triggers off, or to repair them.
 func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 	day := func(col string) string {
 		if s.dialect == SQLite {
@@ -97,11 +99,15 @@ func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 			FreshCategoryListedEvents,
 	}
 	if s.dialect == Postgres {
-		// The category day counts are counted again from the links just written, whether their triggers ran or not.
+		// The category and latest-start day counts are counted again from the rows just written, whether their
+		// triggers ran or not.
 		// The kept searches are dropped rather than matched again: each is kept anew when it is asked again.
 		statements = append(statements, "DELETE FROM category_day_counts",
 			"INSERT INTO category_day_counts (category_id, status, start_day, end_day, n) SELECT category_id, status, "+
 				"event_day(start_utc), event_day(end_utc), count(*) FROM category_listed_events GROUP BY 1, 2, 3, 4",
+			"DELETE FROM linked_published_days",
+			"INSERT INTO linked_published_days (kind, day, n) SELECT kind, event_day(published), count(*) "+
+				"FROM linked_last_starts WHERE published IS NOT NULL GROUP BY 1, 2",
 			"DELETE FROM search_listed_events", "DELETE FROM search_day_counts",
 			"DELETE FROM kept_searches")
 	}

@@ -341,25 +341,42 @@ func hiddenInstant(db *gorm.DB) string {
 
 // countUpcomingPublished counts the records of a list of published records with only_with_upcoming and no other
 // filter from the kept latest starts, without reading every record: the records whose kept start is upcoming (one
-// small row each), less those of them that are not published (found by the status index; few in a calendar, where
-// the filter's plain count joined every record to its row). Every viewer may read every published record. counted
+// small row each, or for a visitor on PostgreSQL upcomingPublishedSQL's day counts), less those of them that are
+// not published (found by the status index; few in a calendar, where the filter's plain count joined every record
+// to its row). Every viewer may read every published record. counted
 // is false when f is not such a list.
 func (k linkedKind) countUpcomingPublished(s *Store, f LinkedFilter) (total int64, counted bool, err error) {
 	if f.UpcomingSince.IsZero() || !slices.Equal(f.Statuses, []string{StatusPublish}) || len(f.Search) > 0 ||
 		f.EventID != 0 || f.HasEvents != nil || f.IDs != nil {
 		return 0, false, nil
 	}
-	kept, args, ok := k.keptUpcoming(s.db, f.Viewer, f.UpcomingSince.UTC())
+	since := f.UpcomingSince.UTC()
+	kept, args, ok := k.keptUpcoming(s.db, f.Viewer, since)
 	if !ok {
 		return 0, false, nil
 	}
+	upcoming, upcomingArgs := "(SELECT count(*) "+kept+")", args
+	if s.dialect == Postgres && f.Viewer == nil {
+		upcoming = strings.ReplaceAll(upcomingPublishedSQL, "{kind}", k.code)
+		upcomingArgs = []any{utcDay(since), since, dayStart(utcDay(since) + 1)}
+	}
 	// The status is written out, not bound, so that the statement runs from one generic plan: bound, its
 	// selectivity unknown, it made PostgreSQL plan the statement again at every call (0.3 ms).
-	err = s.db.Raw("SELECT (SELECT count(*) "+kept+") - (SELECT count(*) "+kept+" AND s.id IN (SELECT t.id FROM "+
+	err = s.db.Raw("SELECT "+upcoming+" - (SELECT count(*) "+kept+" AND s.id IN (SELECT t.id FROM "+
 		k.table+" t WHERE t.status < '"+StatusPublish+"' OR t.status > '"+StatusPublish+"'))",
-		append(args, args...)...).Scan(&total).Error
+		append(upcomingArgs, args...)...).Scan(&total).Error
 	return total, err == nil, err
 }
+
+// upcomingPublishedSQL counts the records of a kind ({kind}: its code) whose latest published start is at or after
+// an instant, on PostgreSQL: the kept day counts (linked_published_days) of the days after the instant's, and the
+// records of its own day from the index on the latest starts. Counting every record's kept row had grown with the
+// records (0.65 ms for 5,000 venues, against 0.09 ms for the sum of their 559 days). Its arguments are the instant's
+// day, the instant and the start of the next day, hidden from the planner as hiddenInstant's are.
+const upcomingPublishedSQL = `((SELECT COALESCE(SUM(d.n), 0) FROM linked_published_days d
+	WHERE d.kind = '{kind}' AND d.day > (SELECT CAST(? AS integer)))
+	+ (SELECT count(*) FROM linked_last_starts s WHERE s.kind = '{kind}'
+	AND s.published >= (SELECT CAST(? AS timestamptz)) AND s.published < (SELECT CAST(? AS timestamptz))))`
 
 // linkedTo is "the record is linked to an event (e) through the join table (l) that meets cond". CROSS JOIN
 // makes SQLite walk the record's links first and read each event by its key (with JOIN it may scan every event

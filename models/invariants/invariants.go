@@ -82,12 +82,12 @@ func linkRowsByEvent(db *gorm.DB) (map[uint64][]string, error) {
 	return byEvent, err
 }
 
-// KeptTotals runs DayCounts, LastStarts, VenueListedEvents, CategoryListedEvents, SearchListedEvents and
-// TermCounts.
+// KeptTotals runs DayCounts, LastStarts, LinkedPublishedDays, VenueListedEvents, CategoryListedEvents,
+// CategoryDayCounts, SearchListedEvents, SearchDayCounts and TermCounts.
 func KeptTotals(db *gorm.DB) ([]string, error) {
 	var problems []string
-	for _, check := range []func(*gorm.DB) ([]string, error){DayCounts, LastStarts, VenueListedEvents,
-		CategoryListedEvents, CategoryDayCounts, SearchListedEvents, SearchDayCounts, TermCounts} {
+	for _, check := range []func(*gorm.DB) ([]string, error){DayCounts, LastStarts, LinkedPublishedDays,
+		VenueListedEvents, CategoryListedEvents, CategoryDayCounts, SearchListedEvents, SearchDayCounts, TermCounts} {
 		found, err := check(db)
 		if err != nil {
 			return problems, err
@@ -332,6 +332,21 @@ func CategoryDayCounts(db *gorm.DB) ([]string, error) {
 	return keptDayCounts(db, "category", "in all",
 		"SELECT category_id AS owner, status, start_utc, end_utc, true AS part FROM category_listed_events",
 		`SELECT category_id AS owner, status, start_day, end_day, n, n AS part FROM category_day_counts
+			WHERE n <> 0`)
+}
+
+// LinkedPublishedDays compares the kept number of venues and organizers whose latest published start falls on each
+// day (linked_published_days, which a visitor's only_with_upcoming total is summed from) with a fresh count of the
+// kept latest starts, the kind standing for the status and the latest start for both days. It checks nothing on
+// SQLite, which counts the latest starts.
+func LinkedPublishedDays(db *gorm.DB) ([]string, error) {
+	if db.Dialector.Name() != models.Postgres {
+		return nil, nil
+	}
+	return keptDayCounts(db, "", "of no part",
+		`SELECT 0 AS owner, kind AS status, published AS start_utc, published AS end_utc, false AS part
+			FROM linked_last_starts WHERE published IS NOT NULL`,
+		`SELECT 0 AS owner, kind AS status, day AS start_day, day AS end_day, n, 0 AS part FROM linked_published_days
 			WHERE n <> 0`)
 }
 
