@@ -7,13 +7,13 @@ import (
 )
 
 // keptCountTriggers are the PostgreSQL triggers that keep event_day_counts, linked_last_starts,
-// linked_published_days, venue_listed_events, category_listed_events, category_day_counts, search_listed_events
-// and search_day_counts, by table.
+// linked_published_days, venue_listed_events, category_listed_events, category_day_counts, search_listed_events,
+// search_day_counts, series_listed_gaps and series_gap_days, by table.
 var keptCountTriggers = map[string][]string{
 	"events": {"event_day_counts_insert", "event_day_counts_update", "event_day_counts_delete",
 		"linked_last_starts_events_update", "venue_listed_events_events_update",
 		"category_listed_events_events_update", "search_listed_events_insert", "search_listed_events_update",
-		"search_listed_events_delete"},
+		"search_listed_events_delete", "series_gap_days_insert", "series_gap_days_update", "series_gap_days_delete"},
 	"event_venues": {"linked_last_starts_venues_insert", "linked_last_starts_venues_delete",
 		"venue_listed_events_links_insert", "venue_listed_events_links_update", "venue_listed_events_links_delete"},
 	"event_organizers": {"linked_last_starts_organizers_insert", "linked_last_starts_organizers_delete"},
@@ -73,9 +73,17 @@ const FreshLastStarts = `SELECT 'v' AS kind, l.venue_id AS id,
 		max(CASE WHEN e.status = 'private' THEN e.start_utc END)
 	FROM event_organizers l JOIN events e ON e.id = l.event_id GROUP BY l.organizer_id`
 
+// FreshSeriesGapDays computes from series_listed_gaps what series_gap_days keeps (status, day, until_day, n): per
+// status and pair of days, the occurrences whose predecessor started on day less those that start on it, by the
+// day their kept until falls on.
+const FreshSeriesGapDays = `SELECT status, day, until_day, sum(d) AS n FROM (
+		SELECT status, before_day AS day, until_day, 1 AS d FROM series_listed_gaps
+		UNION ALL SELECT status, start_day, until_day, -1 FROM series_listed_gaps
+	) AS c GROUP BY 1, 2, 3 HAVING sum(d) <> 0`
+
 // RebuildKeptCounts computes the list counts kept by triggers (event_day_counts, linked_last_starts,
-// venue_listed_events, category_listed_events, and on PostgreSQL category_day_counts and linked_published_days)
-// again from the events and their links, and drops the kept searches (search_listed_events, search_day_counts), in
+// venue_listed_events, category_listed_events, and on PostgreSQL category_day_counts, linked_published_days,
+// series_listed_gaps and series_gap_days) again from the events and their links, and drops the kept searches (search_listed_events, search_day_counts), in
 // one transaction: after a bulk load made with the triggers off, or to repair them.
 func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 	day := func(col string) string {
@@ -108,6 +116,11 @@ func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 			"DELETE FROM linked_published_days",
 			"INSERT INTO linked_published_days (kind, day, n) SELECT kind, event_day(published), count(*) "+
 				"FROM linked_last_starts WHERE published IS NOT NULL GROUP BY 1, 2",
+			"DELETE FROM series_listed_gaps",
+			"INSERT INTO series_listed_gaps SELECT g.* FROM series_listed_gaps_of(ARRAY("+
+				"SELECT DISTINCT series_id FROM events WHERE series_id IS NOT NULL)) AS g",
+			"DELETE FROM series_gap_days",
+			"INSERT INTO series_gap_days (status, day, until_day, n) "+FreshSeriesGapDays,
 			"DELETE FROM search_listed_events", "DELETE FROM search_day_counts",
 			"DELETE FROM kept_searches")
 	}

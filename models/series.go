@@ -360,14 +360,20 @@ func CollapseSeries(scopes []Scope) Scope {
 // into a semi join that a prepared statement's generic plan merged with every occurrence of the window (see
 // docs/benchmarks.md, "A collapsed list's total in every plan"). The single events of a window (w, nil otherwise;
 // a window with a circle or categories counts them) are summed from the kept day counts, which keep how many of
-// each day's events are occurrences.
+// each day's events are occurrences; on PostgreSQL the series of a window of whole days and one status are summed
+// from kept counts too (seriesInWindowSQL).
 func (s *Store) ListCollapsed(filters []Scope, page Page, w *Window) ([]Event, int64, error) {
 	scopes := append(slices.Clip(filters), CollapseSeries(filters))
 	return s.listCounted(scopes, page, func() (int64, error) {
 		var singles, series int64
-		inSeries := s.db.Model(&Event{}).Select("1").Scopes(filters...).
-			Where("events.series_id = s.event_id").Limit(1)
-		err := s.db.Table("event_series AS s").Where("(?) IS NOT NULL", inSeries).Count(&series).Error
+		var err error
+		if s.seriesSummed(w) {
+			err = s.db.Raw(seriesInWindowSQL, w.Statuses[0], utcDay(w.Start), utcDay(w.End)).Scan(&series).Error
+		} else {
+			inSeries := s.db.Model(&Event{}).Select("1").Scopes(filters...).
+				Where("events.series_id = s.event_id").Limit(1)
+			err = s.db.Table("event_series AS s").Where("(?) IS NOT NULL", inSeries).Count(&series).Error
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -378,6 +384,19 @@ func (s *Store) ListCollapsed(filters []Scope, page Page, w *Window) ([]Event, i
 		err = s.db.Model(&Event{}).Scopes(filters...).Where("events.series_id IS NULL").Count(&singles).Error
 		return singles + series, err
 	})
+}
+
+// seriesInWindowSQL counts the series with an occurrence of one status in a window of whole days (its first day and
+// its last), from the kept gap counts: the migration that creates series_gap_days shows why this sum counts each
+// such series once. Probing each series for an occurrence in the window took 40 ms for the 9,386 series of a
+// million events.
+const seriesInWindowSQL = `SELECT COALESCE(SUM(n), 0) FROM series_gap_days WHERE status = ? AND day < ? AND until_day <= ?`
+
+// seriesSummed tells whether seriesInWindowSQL counts the series of w: on PostgreSQL, for a window the kept day
+// counts total, of one status, from the start of a day to the end of one.
+func (s *Store) seriesSummed(w *Window) bool {
+	return s.dialect == Postgres && w.DaysTotal() && len(w.Statuses) == 1 && !w.End.Before(w.Start) &&
+		w.Start.Equal(dayStart(utcDay(w.Start))) && !w.End.Before(dayStart(utcDay(w.End)+1).Add(-time.Second))
 }
 
 // occurrenceBatch is how many occurrences one INSERT writes.

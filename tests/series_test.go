@@ -389,3 +389,62 @@ func TestOccurrenceSlugsAreUnique(t *testing.T) {
 		t.Errorf("slugs %v, want %s", slugs, want)
 	}
 }
+
+// TestACollapsedTotalCountsTheSeriesWithAnOccurrenceInTheWindow compares the number of series a collapsed list counts
+// with the series that have an occurrence wholly inside the window, found from the occurrences themselves, for
+// windows that start on an occurrence's day and the day after and end the same day, one, two or six weeks later. A
+// monthly series leaves windows between its occurrences, and an occurrence made to last past several later ones
+// lies in fewer windows than it starts in. The series' length then changes, and an occurrence is cancelled.
+func TestACollapsedTotalCountsTheSeriesWithAnOccurrenceInTheWindow(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	token := app.Token(models.RoleAdministrator)
+	market := app.createEvent(t, token, map[string]any{"title": "Market", "start_date": "2027-01-01 10:00",
+		"end_date": "2027-01-01 12:00", "recurrence": []string{"RRULE:FREQ=MONTHLY;COUNT=4"}})
+	class := app.createEvent(t, token, map[string]any{"title": "Class", "start_date": "2027-01-04 17:00",
+		"end_date": "2027-01-04 18:00", "recurrence": []string{"RRULE:FREQ=WEEKLY;COUNT=8"}})
+	app.createEvent(t, token, map[string]any{"title": "Gala", "start_date": "2027-01-19 20:00", "end_date": "2027-01-19 23:00"})
+	check := func(step string) {
+		t.Helper()
+		type span struct{ start, end string }
+		var all [][]span
+		days := map[string]bool{}
+		for _, s := range []map[string]any{market, class} {
+			var spans []span
+			for _, o := range app.seriesList(t, idOf(t, s), "") {
+				start, end := o["utc_start_date"].(string), o["utc_end_date"].(string)
+				spans = append(spans, span{start, end})
+				day, _ := time.Parse(dateTimeLayout, start)
+				days[day.Format(time.DateOnly)], days[day.AddDate(0, 0, 1).Format(time.DateOnly)] = true, true
+			}
+			all = append(all, spans)
+		}
+		for day := range days {
+			from, _ := time.Parse(time.DateOnly, day)
+			for _, length := range []int{0, 6, 13, 42} {
+				to := from.AddDate(0, 0, length).Format(time.DateOnly)
+				want := 0
+				for _, spans := range all {
+					if slices.ContainsFunc(spans, func(s span) bool { return s.start >= day && s.end <= to+" 23:59:59" }) {
+						want++
+					}
+				}
+				if day <= "2027-01-19" && to >= "2027-01-19" {
+					want++ // the gala
+				}
+				res := app.Get("/events?collapse_series=true&per_page=1&start_date=" + day + "&end_date=" + to)
+				if total := res.Header.Get("X-TEC-Total"); total != strconv.Itoa(want) {
+					t.Errorf("%s: %s to %s: total %s (status %d), want %d", step, day, to, total, res.Status, want)
+				}
+			}
+		}
+	}
+	check("created")
+	occ := app.seriesList(t, idOf(t, class), "")
+	app.updateEvent(t, http.MethodPatch, eventPath(occ[2]), token, map[string]any{"end_date": "2027-02-20 18:00"})
+	check("an occurrence lasts six weeks")
+	app.updateEvent(t, http.MethodPatch, eventPath(market), token, map[string]any{"end_date": "2027-01-03 12:00"})
+	check("the market lasts three days")
+	app.Do(Request{Method: http.MethodDelete, Path: eventPath(occ[3]), Token: token}).ExpectStatus(t, http.StatusOK)
+	check("an occurrence cancelled")
+}

@@ -83,11 +83,12 @@ func linkRowsByEvent(db *gorm.DB) (map[uint64][]string, error) {
 }
 
 // KeptTotals runs DayCounts, LastStarts, LinkedPublishedDays, VenueListedEvents, CategoryListedEvents,
-// CategoryDayCounts, SearchListedEvents, SearchDayCounts and TermCounts.
+// CategoryDayCounts, SearchListedEvents, SearchDayCounts, SeriesGapDays and TermCounts.
 func KeptTotals(db *gorm.DB) ([]string, error) {
 	var problems []string
 	for _, check := range []func(*gorm.DB) ([]string, error){DayCounts, LastStarts, LinkedPublishedDays,
-		VenueListedEvents, CategoryListedEvents, CategoryDayCounts, SearchListedEvents, SearchDayCounts, TermCounts} {
+		VenueListedEvents, CategoryListedEvents, CategoryDayCounts, SearchListedEvents, SearchDayCounts,
+		SeriesGapDays, TermCounts} {
 		found, err := check(db)
 		if err != nil {
 			return problems, err
@@ -349,6 +350,80 @@ func LinkedPublishedDays(db *gorm.DB) ([]string, error) {
 		`SELECT 0 AS owner, kind AS status, day AS start_day, day AS end_day, n, 0 AS part FROM linked_published_days
 			WHERE n <> 0`)
 }
+
+// SeriesGapDays compares the kept days of each listed occurrence (series_listed_gaps) and their counts
+// (series_gap_days, which a collapsed list's number of series is summed from) with a fresh computation from the
+// events, and checks what the counts are for: for windows of whole days from a dozen of the occurrences' start days
+// (and the days after them) to 0, 6, 13, 40 and 100,000 days later, in every status, the sum of the counts is the number
+// of series with an occurrence in the window, counted from the events. It checks nothing on SQLite, which probes
+// the series.
+func SeriesGapDays(db *gorm.DB) ([]string, error) {
+	if db.Dialector.Name() != models.Postgres {
+		return nil, nil
+	}
+	const fresh = `SELECT g.* FROM series_listed_gaps_of(ARRAY(
+		SELECT DISTINCT series_id FROM events WHERE series_id IS NOT NULL)) AS g`
+	gapLine := func(scan func(...any) error) (string, error) {
+		var id, series uint64
+		var status string
+		var before, start, until int64
+		err := scan(&id, &series, &status, &before, &start, &until)
+		return fmt.Sprintf("event %d of series %d: %s %d %d %d", id, series, status, before, start, until), err
+	}
+	dayLine := func(scan func(...any) error) (string, error) {
+		var status string
+		var day, until, n int64
+		err := scan(&status, &day, &until, &n)
+		return fmt.Sprintf("%s %d %d: %d", status, day, until, n), err
+	}
+	var problems []string
+	for _, pair := range []struct {
+		what, kept, fresh string
+		line              func(func(...any) error) (string, error)
+	}{
+		{"occurrence days", "SELECT * FROM series_listed_gaps", fresh, gapLine},
+		{"gap day counts", "SELECT status, day, until_day, n FROM series_gap_days WHERE n <> 0",
+			"WITH series_listed_gaps AS (" + fresh + ") " + models.FreshSeriesGapDays, dayLine},
+	} {
+		kept, err := sortedRows(db, pair.kept, pair.line)
+		if err != nil {
+			return nil, err
+		}
+		counted, err := sortedRows(db, pair.fresh, pair.line)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Equal(kept, counted) {
+			problems = append(problems, fmt.Sprintf("kept %s %v, fresh %v", pair.what, kept, counted))
+		}
+	}
+	wrong, err := sortedRows(db, seriesInWindows, func(scan func(...any) error) (string, error) {
+		var status string
+		var a, b, summed, counted int64
+		err := scan(&status, &a, &b, &summed, &counted)
+		return fmt.Sprintf("%s series in days %d to %d: summed %d, counted %d", status, a, b, summed, counted), err
+	})
+	return append(problems, wrong...), err
+}
+
+// seriesInWindows is SeriesGapDays' windows whose summed number of series differs from the number counted.
+const seriesInWindows = `WITH days AS (
+		SELECT day FROM (SELECT day, row_number() OVER (ORDER BY day) AS r, count(*) OVER () AS c
+			FROM (SELECT DISTINCT start_day AS day FROM series_listed_gaps) AS d) AS x
+		WHERE (r - 1) % GREATEST(c / 12, 1) = 0),
+	windows AS (
+		SELECT s.status, a.a, a.a + k.k AS b
+		FROM (SELECT DISTINCT status FROM events WHERE series_id IS NOT NULL) AS s,
+			(SELECT day AS a FROM days UNION SELECT day + 1 FROM days) AS a, (VALUES (0), (6), (13), (40), (100000)) AS k(k)),
+	compared AS (
+		SELECT w.status, w.a, w.b,
+			(SELECT COALESCE(SUM(g.n), 0) FROM series_gap_days g
+				WHERE g.status = w.status AND g.day < w.a AND g.until_day <= w.b) AS summed,
+			(SELECT count(DISTINCT e.series_id) FROM events e
+				WHERE e.series_id IS NOT NULL AND NOT e.hide_from_listings AND e.status = w.status
+				AND event_day(e.start_utc) >= w.a AND event_day(e.end_utc) <= w.b) AS counted
+		FROM windows w)
+	SELECT * FROM compared WHERE summed <> counted`
 
 // keptDayCounts compares kept counts by owner (a search or a category, named owner; none when owner is ""), status,
 // start day and end day, of all rows and of a part of them (named part), with a fresh count of the rows, the days
