@@ -362,7 +362,24 @@ func CollapseSeries(scopes []Scope) Scope {
 // a window with a circle or categories counts them) are summed from the kept day counts, which keep how many of
 // each day's events are occurrences; on PostgreSQL the series of a window of whole days and one status are summed
 // from kept counts too (seriesInWindowSQL).
-func (s *Store) ListCollapsed(filters []Scope, page Page, w *Window) ([]Event, int64, error) {
+//
+// A list that nothing but its window narrows runs from generic plans (withGenericPlans): PostgreSQL estimated the
+// page's generic plan at five times the cost of one made for its values, so it planned the page at every call
+// (0.95 ms of bind against 0.25 ms of execution at 100,000 events), though the generic plan runs as fast (0.13 ms
+// against 0.14 ms at a million).
+func (s *Store) ListCollapsed(filters []Scope, page Page, w *Window) (events []Event, total int64, err error) {
+	if w.DaysTotal() {
+		err = s.withGenericPlans(func(s *Store) error {
+			events, total, err = s.listCollapsed(filters, page, w)
+			return err
+		})
+		return events, total, err
+	}
+	return s.listCollapsed(filters, page, w)
+}
+
+// listCollapsed is ListCollapsed on the store it chose.
+func (s *Store) listCollapsed(filters []Scope, page Page, w *Window) ([]Event, int64, error) {
 	scopes := append(slices.Clip(filters), CollapseSeries(filters))
 	return s.listCounted(scopes, page, func() (int64, error) {
 		var singles, series int64

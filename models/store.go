@@ -296,6 +296,21 @@ func (s *Store) PlannedForValues() *Store {
 	return s.through(func(p gorm.ConnPool) gorm.ConnPool { return valuePlannedPool{p} })
 }
 
+// withGenericPlans runs fn on a store whose statements PostgreSQL runs from their generic plans, made once per
+// statement and connection: a read transaction that sets plan_cache_mode for itself alone. A store planned for its
+// values (PlannedForValues) and SQLite run fn on s.
+func (s *Store) withGenericPlans(fn func(*Store) error) error {
+	if _, planned := s.db.Statement.ConnPool.(valuePlannedPool); planned || s.dialect != Postgres {
+		return fn(s)
+	}
+	return s.db.Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec("SET LOCAL plan_cache_mode = force_generic_plan").Error; err != nil {
+			return err
+		}
+		return fn(s.on(tx))
+	})
+}
+
 // valuePlannedPool runs its queries as pgx's unnamed statements, which PostgreSQL plans at every run with the
 // values bound (the statement's description, which pgx needs to send them, stays cached). The mode reaches pgx as
 // the queries' first argument, which its database/sql driver passes through.
