@@ -83,8 +83,9 @@ const FreshSeriesGapDays = `SELECT status, day, until_day, sum(d) AS n FROM (
 
 // RebuildKeptCounts computes the list counts kept by triggers (event_day_counts, linked_last_starts,
 // venue_listed_events, category_listed_events, and on PostgreSQL category_day_counts, linked_published_days,
-// series_listed_gaps and series_gap_days) again from the events and their links, and drops the kept searches (search_listed_events, search_day_counts), in
-// one transaction: after a bulk load made with the triggers off, or to repair them.
+// series_listed_gaps and series_gap_days) again from the events and their links, and drops the kept searches
+// (search_listed_events, search_day_counts), in one transaction: after a bulk load made with the triggers off, or
+// to repair them.
 func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 	day := func(col string) string {
 		if s.dialect == SQLite {
@@ -107,8 +108,8 @@ func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 			FreshCategoryListedEvents,
 	}
 	if s.dialect == Postgres {
-		// The category and latest-start day counts are counted again from the rows just written, whether their
-		// triggers ran or not.
+		// The counts kept from other kept rows (the categories' links, the latest starts, the series' occurrence
+		// days) are counted again from the rows just written, whether their triggers ran or not.
 		// The kept searches are dropped rather than matched again: each is kept anew when it is asked again.
 		statements = append(statements, "DELETE FROM category_day_counts",
 			"INSERT INTO category_day_counts (category_id, status, start_day, end_day, n) SELECT category_id, status, "+

@@ -343,8 +343,7 @@ func hiddenInstant(db *gorm.DB) string {
 // filter from the kept latest starts, without reading every record: the records whose kept start is upcoming (one
 // small row each, or for a visitor on PostgreSQL upcomingPublishedSQL's day counts), less those of them that are
 // not published (found by the status index; few in a calendar, where the filter's plain count joined every record
-// to its row). Every viewer may read every published record. counted
-// is false when f is not such a list.
+// to its row). Every viewer may read every published record. counted is false when f is not such a list.
 func (k linkedKind) countUpcomingPublished(s *Store, f LinkedFilter) (total int64, counted bool, err error) {
 	if f.UpcomingSince.IsZero() || !slices.Equal(f.Statuses, []string{StatusPublish}) || len(f.Search) > 0 ||
 		f.EventID != 0 || f.HasEvents != nil || f.IDs != nil {

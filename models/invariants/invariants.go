@@ -353,10 +353,10 @@ func LinkedPublishedDays(db *gorm.DB) ([]string, error) {
 
 // SeriesGapDays compares the kept days of each listed occurrence (series_listed_gaps) and their counts
 // (series_gap_days, which a collapsed list's number of series is summed from) with a fresh computation from the
-// events, and checks what the counts are for: for windows of whole days from a dozen of the occurrences' start days
-// (and the days after them) to 0, 6, 13, 40 and 100,000 days later, in every status, the sum of the counts is the number
-// of series with an occurrence in the window, counted from the events. It checks nothing on SQLite, which probes
-// the series.
+// events, and checks what the counts are for: for windows of whole days from a dozen of the occurrences' start
+// days (and the days after them) to 0, 6, 13, 40 and 100,000 days later, in every status, the sum of the counts is
+// the number of series with an occurrence in the window, counted from the events. It checks nothing on SQLite,
+// which probes the series.
 func SeriesGapDays(db *gorm.DB) ([]string, error) {
 	if db.Dialector.Name() != models.Postgres {
 		return nil, nil
