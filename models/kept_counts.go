@@ -73,6 +73,12 @@ const FreshLastStarts = `SELECT 'v' AS kind, l.venue_id AS id,
 		max(CASE WHEN e.status = 'private' THEN e.start_utc END)
 	FROM event_organizers l JOIN events e ON e.id = l.event_id GROUP BY l.organizer_id`
 
+// FreshSeriesListedGaps computes from the events what series_listed_gaps keeps: the kept days of every listed
+// occurrence of every series (event_id, series_id, status, before_day, start_day, until_day), by the function its
+// triggers use.
+const FreshSeriesListedGaps = `SELECT g.* FROM series_listed_gaps_of(ARRAY(
+		SELECT DISTINCT series_id FROM events WHERE series_id IS NOT NULL)) AS g`
+
 // FreshSeriesGapDays computes from series_listed_gaps what series_gap_days keeps (status, day, until_day, n): per
 // status and pair of days, the occurrences whose predecessor started on day less those that start on it, by the
 // day their kept until falls on.
@@ -118,8 +124,7 @@ func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 			"INSERT INTO linked_published_days (kind, day, n) SELECT kind, event_day(published), count(*) "+
 				"FROM linked_last_starts WHERE published IS NOT NULL GROUP BY 1, 2",
 			"DELETE FROM series_listed_gaps",
-			"INSERT INTO series_listed_gaps SELECT g.* FROM series_listed_gaps_of(ARRAY("+
-				"SELECT DISTINCT series_id FROM events WHERE series_id IS NOT NULL)) AS g",
+			"INSERT INTO series_listed_gaps "+FreshSeriesListedGaps,
 			"DELETE FROM series_gap_days",
 			"INSERT INTO series_gap_days (status, day, until_day, n) "+FreshSeriesGapDays,
 			"DELETE FROM search_listed_events", "DELETE FROM search_day_counts",

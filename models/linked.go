@@ -356,7 +356,7 @@ func (k linkedKind) countUpcomingPublished(s *Store, f LinkedFilter) (total int6
 	}
 	upcoming, upcomingArgs := "(SELECT count(*) "+kept+")", args
 	if s.dialect == Postgres && f.Viewer == nil {
-		upcoming = strings.ReplaceAll(upcomingPublishedSQL, "{kind}", k.code)
+		upcoming = strings.NewReplacer("{kind}", k.code, "{at}", hiddenInstant(s.db)).Replace(upcomingPublishedSQL)
 		upcomingArgs = []any{utcDay(since), since, dayStart(utcDay(since) + 1)}
 	}
 	// The status is written out, not bound, so that the statement runs from one generic plan: bound, its
@@ -371,11 +371,10 @@ func (k linkedKind) countUpcomingPublished(s *Store, f LinkedFilter) (total int6
 // an instant, on PostgreSQL: the kept day counts (linked_published_days) of the days after the instant's, and the
 // records of its own day from the index on the latest starts. Counting every record's kept row had grown with the
 // records (0.65 ms for 5,000 venues, against 0.09 ms for the sum of their 559 days). Its arguments are the instant's
-// day, the instant and the start of the next day, hidden from the planner as hiddenInstant's are.
+// day, the instant and the start of the next day, all three hidden from the planner ({at}: hiddenInstant).
 const upcomingPublishedSQL = `((SELECT COALESCE(SUM(d.n), 0) FROM linked_published_days d
 	WHERE d.kind = '{kind}' AND d.day > (SELECT CAST(? AS integer)))
-	+ (SELECT count(*) FROM linked_last_starts s WHERE s.kind = '{kind}'
-	AND s.published >= (SELECT CAST(? AS timestamptz)) AND s.published < (SELECT CAST(? AS timestamptz))))`
+	+ (SELECT count(*) FROM linked_last_starts s WHERE s.kind = '{kind}' AND s.published >= {at} AND s.published < {at}))`
 
 // linkedTo is "the record is linked to an event (e) through the join table (l) that meets cond". CROSS JOIN
 // makes SQLite walk the record's links first and read each event by its key (with JOIN it may scan every event

@@ -361,8 +361,6 @@ func SeriesGapDays(db *gorm.DB) ([]string, error) {
 	if db.Dialector.Name() != models.Postgres {
 		return nil, nil
 	}
-	const fresh = `SELECT g.* FROM series_listed_gaps_of(ARRAY(
-		SELECT DISTINCT series_id FROM events WHERE series_id IS NOT NULL)) AS g`
 	gapLine := func(scan func(...any) error) (string, error) {
 		var id, series uint64
 		var status string
@@ -381,9 +379,10 @@ func SeriesGapDays(db *gorm.DB) ([]string, error) {
 		what, kept, fresh string
 		line              func(func(...any) error) (string, error)
 	}{
-		{"occurrence days", "SELECT * FROM series_listed_gaps", fresh, gapLine},
+		{"occurrence days", "SELECT * FROM series_listed_gaps", models.FreshSeriesListedGaps, gapLine},
 		{"gap day counts", "SELECT status, day, until_day, n FROM series_gap_days WHERE n <> 0",
-			"WITH series_listed_gaps AS (" + fresh + ") " + models.FreshSeriesGapDays, dayLine},
+			"WITH series_listed_gaps AS (" + models.FreshSeriesListedGaps + ") " + models.FreshSeriesGapDays,
+			dayLine},
 	} {
 		kept, err := sortedRows(db, pair.kept, pair.line)
 		if err != nil {
