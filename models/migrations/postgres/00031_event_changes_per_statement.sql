@@ -1,5 +1,5 @@
 -- An event's change rows are written once per statement instead of once per row: a series write inserts or rewrites
--- a hundred occurrences in one statement, and a plpgsql call per row was about a sixth of a 105-occurrence series
+-- a hundred occurrences in one statement, and a plpgsql call per row was about a tenth of a 105-occurrence series
 -- title update's time in the database. The rows are the same as before: 'c' for an insert, 'd' with the old row
 -- (password removed) for a delete, and 'u' naming the columns an update changed (every column but updated_at, in
 -- sorted order; the rows are joined by id, which never changes), none when it changed nothing else. A column added
