@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sync"
 	"testing"
 
@@ -213,6 +214,31 @@ func TestSchemasOfANewDatabaseMigrateAtOnce(t *testing.T) {
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("schema s%d: %v", i, err)
+		}
+	}
+}
+
+// TestListTablesAreVacuumedSooner holds the tables that lists read by index-only scans (events, their links and
+// the kept counts and links) to the autovacuum thresholds the migrations give them: a hundredth of their rows
+// changed, not PostgreSQL's default fifth, so that the visibility map keeps up with the writes.
+func TestListTablesAreVacuumedSooner(t *testing.T) {
+	s := testStore(t)
+	if s.Dialect() != Postgres {
+		t.Skip("autovacuum is PostgreSQL's")
+	}
+	tables := []string{"events", "event_venues", "event_organizers", "event_categories", "event_tags",
+		"event_venue_categories", "venue_listed_events", "category_listed_events", "search_listed_events",
+		"event_day_counts", "category_day_counts", "search_day_counts", "series_gap_days", "linked_last_starts",
+		"linked_published_days"}
+	for _, table := range tables {
+		var options []string
+		err := s.DB().Raw("SELECT unnest(reloptions) FROM pg_class WHERE oid = CAST(? AS regclass)", table).
+			Scan(&options).Error
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(options, "autovacuum_vacuum_scale_factor=0.01") {
+			t.Errorf("%s is vacuumed with %v, want autovacuum_vacuum_scale_factor=0.01", table, options)
 		}
 	}
 }
