@@ -87,6 +87,15 @@ func utcDay(t time.Time) int64 {
 // dayStart is the first instant of day d.
 func dayStart(d int64) time.Time { return time.Unix(d*secondsPerDay, 0).UTC() }
 
+// coversFirstDay tells whether w starts at the first instant of its first day.
+func (w *Window) coversFirstDay() bool { return w.Start.Equal(dayStart(utcDay(w.Start))) }
+
+// coversLastDay tells whether w reaches the last second of its last day or later, which covers the day whole (see
+// windowDays).
+func (w *Window) coversLastDay() bool {
+	return !w.End.Before(dayStart(utcDay(w.End) + 1).Add(-time.Second))
+}
+
 // The three parts of a window's count by start day, which never count an event twice. From the kept counts
 // ({kept}: the table with the start of its condition), every event whose start and end days lie inside the window's
 // ({lower} and {upper}: strictly inside, or up to and including an edge day the window covers whole). From the
@@ -170,15 +179,15 @@ func (s *Store) windowDaysSQL(w *Window, byDay bool, c dayCounted) (string, map[
 		tableDay, tableGroup = "start_day", "GROUP BY start_day"
 	}
 	query, lower, upper, afterFirst := windowKeptSQL, "start_day > @first", "end_day < @last", dayStart(first+1)
-	if w.Start.Equal(dayStart(first)) {
+	if w.coversFirstDay() {
 		lower, afterFirst = "start_day >= @first", w.Start
 	} else {
 		query += windowFirstDaySQL
 	}
-	if w.End.Before(dayStart(last + 1).Add(-time.Second)) {
-		query += windowLastDaySQL
-	} else {
+	if w.coversLastDay() {
 		upper = "end_day <= @last"
+	} else {
+		query += windowLastDaySQL
 	}
 	query = strings.NewReplacer("{day}", day, "{kept}", c.kept, "{kept_n}", c.keptN, "{rows}", c.rows,
 		"{listed}", c.listed, "{singles}", c.singles, "{table_day}", tableDay, "{table_group}", tableGroup,

@@ -413,7 +413,7 @@ const seriesInWindowSQL = `SELECT COALESCE(SUM(n), 0) FROM series_gap_days WHERE
 // counts total, of one status, from the start of a day to the end of one.
 func (s *Store) seriesSummed(w *Window) bool {
 	return s.dialect == Postgres && w.DaysTotal() && len(w.Statuses) == 1 && !w.End.Before(w.Start) &&
-		w.Start.Equal(dayStart(utcDay(w.Start))) && !w.End.Before(dayStart(utcDay(w.End)+1).Add(-time.Second))
+		w.coversFirstDay() && w.coversLastDay()
 }
 
 // occurrenceBatch is how many occurrences one INSERT writes.

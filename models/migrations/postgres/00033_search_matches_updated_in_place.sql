@@ -18,18 +18,16 @@ BEGIN
         RETURN NULL;
     END IF;
     IF TG_OP = 'UPDATE' THEN
-        -- An event whose texts, protection and listing stayed keeps its matches: a new status or new dates are
-        -- written onto them in place, and the day counts' trigger moves only the days that changed.
-        UPDATE search_listed_events x SET status = n.status, start_utc = n.start_utc, end_utc = n.end_utc
-        FROM new_events n JOIN old_events o ON o.id = n.id
-        WHERE x.event_id = n.id
-            AND (n.title, n.description, n.excerpt, n.password = '', n.hide_from_listings)
-                IS NOT DISTINCT FROM (o.title, o.description, o.excerpt, o.password = '', o.hide_from_listings)
-            AND (n.status, n.start_utc, n.end_utc) IS DISTINCT FROM (o.status, o.start_utc, o.end_utc);
         -- Only the events whose texts, protection or listing changed are matched again.
         changed := ARRAY(SELECT n.id FROM new_events n JOIN old_events o ON o.id = n.id
             WHERE (n.title, n.description, n.excerpt, n.password = '', n.hide_from_listings)
                 IS DISTINCT FROM (o.title, o.description, o.excerpt, o.password = '', o.hide_from_listings));
+        -- The others keep their matches: a new status or new dates are written onto them in place, and the day
+        -- counts' trigger moves only the days that changed.
+        UPDATE search_listed_events x SET status = n.status, start_utc = n.start_utc, end_utc = n.end_utc
+        FROM new_events n JOIN old_events o ON o.id = n.id
+        WHERE x.event_id = n.id AND n.id <> ALL (changed)
+            AND (n.status, n.start_utc, n.end_utc) IS DISTINCT FROM (o.status, o.start_utc, o.end_utc);
         IF cardinality(changed) = 0 THEN
             RETURN NULL;
         END IF;
