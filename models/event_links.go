@@ -413,10 +413,8 @@ func (s *Store) linkedRecords(rows []linkRow) (map[recordKey]*eventLink, error) 
 	if len(missing) == 0 {
 		return records, nil
 	}
-	read, err := scanEventLinks(s.db.Raw(linkedRecordsSQL, map[string]any{
-		"venues": nonEmptyIDs(missing["v"]), "organizers": nonEmptyIDs(missing["o"]),
-		"categories": nonEmptyIDs(missing["c"]), "tags": nonEmptyIDs(missing["t"]),
-	}), len(missing["v"])+len(missing["o"])+len(missing["c"])+len(missing["t"]))
+	read, err := scanEventLinks(s.db.Raw(linkedRecordsSQL[s.dialect], s.linkedRecordsArgs(missing)),
+		len(missing["v"])+len(missing["o"])+len(missing["c"])+len(missing["t"]))
 	if err != nil {
 		return nil, err
 	}

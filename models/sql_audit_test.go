@@ -24,6 +24,7 @@ var reviewedSQL = map[string]string{
 	"event_links.go:PairEventVenueCategories": "a literal INSERT … SELECT and, on PostgreSQL, the literal locking clause; the event ID bound",
 	"event_links.go:lockLastStarts":           "a literal INSERT … SELECT whose VALUES repeat a literal row of two cast placeholders once per record; every kind and ID bound",
 	"event_links.go:LinkNewEvent":             "literal INSERT heads and (?, ?) row placeholders repeated per link, CTE names l0, l1, … from a loop index; every ID, position, taxonomy and delta bound",
+	"event_links.go:linkedRecords":            "linkedRecordsSQL of the store's dialect, a package variable assembled from literals (unionAll, the literal branches and their columns, countExpr of the two taxonomies, literal column and parameter names in each dialect's condition); the IDs bound, as a list or as one array literal formatted from numbers",
 	"event_refs.go:findEventRefs":             "eventRefsSQL or eventRefsKeySharedSQL, package variables assembled from literals (unionAll, keyShared with literal aliases) and countExpr of the two taxonomies only; IDs, slugs and name keys bound",
 	"geo.go:atVenuesWhere":                    "cond is the literal of EventsAtGeolocatedVenues, or EventsNear's literal BETWEEN conditions and distanceKm's SQL (literal column names, the constant Earth radius); every coordinate and the radius bound",
 	"term.go:CompactTermCounts":               "tax.table of the two taxonomies; the sums and IDs bound",
