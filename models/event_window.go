@@ -103,7 +103,10 @@ func (w *Window) coversLastDay() bool {
 // window cuts: those that start on the first day (a range of an index on start), and those that end on the last and
 // start after the days the other parts counted (a range of the one on end, where the rows have one). {day} is the
 // dialect's day of events.start_utc. The first page needs only the total, so the kept counts are summed whole
-// ({table_day} a constant, no {table_group}): grouping them by day took several times as long as summing them.
+// ({table_day} the window's first day, bound, and no {table_group}): grouping them by day took several times as
+// long as summing them. The first day is bound rather than written in: written, every window's first page was a
+// statement of its own, parsed and planned at each run (a one-week window's first page took 0.7 ms to parse and
+// 2 ms to bind, against 1.3 ms to run, in a statement log of the mixed readers).
 const (
 	windowKeptSQL = `SELECT {table_day} AS day, CAST(COALESCE(SUM({kept_n}), 0) AS BIGINT) AS n FROM {kept}
 	status IN @statuses AND {lower} AND {upper} {table_group}`
@@ -174,7 +177,7 @@ func (s *Store) windowDaysSQL(w *Window, byDay bool, c dayCounted) (string, map[
 		day = "CAST(julianday(substr(events.start_utc, 1, 10)) - 2440587.5 AS INTEGER)"
 	}
 	first, last := utcDay(w.Start), utcDay(w.End)
-	tableDay, tableGroup := strconv.FormatInt(first, 10), ""
+	tableDay, tableGroup := "CAST(@first AS BIGINT)", ""
 	if byDay {
 		tableDay, tableGroup = "start_day", "GROUP BY start_day"
 	}
