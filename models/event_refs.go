@@ -60,10 +60,10 @@ func linkedRecordsWhere(in func(column, param string) string) string {
 		`SELECT 't', 0, 0, `+tagLinkColumns+` FROM tags t WHERE `+in("t.id", "tags"))
 }
 
-// hiddenIDs is an array of IDs bound as the text param ("{1,2}": idArray), behind a sub-select that no plan sees
-// into (cast again, so that ANY takes it as an array rather than as a subquery's rows).
+// hiddenIDs is an array of IDs bound as the text param ("{1,2}": idArray) and hidden from the planner (hiddenParam),
+// cast again so that ANY takes it as an array rather than as a subquery's rows.
 func hiddenIDs(param string) string {
-	return "CAST((SELECT CAST(CAST(@" + param + " AS text) AS bigint[])) AS bigint[])"
+	return "CAST(" + hiddenParam("CAST(@"+param+" AS text)", "bigint[]") + " AS bigint[])"
 }
 
 // idArray writes ids as a PostgreSQL array literal of bigints.
@@ -79,10 +79,13 @@ func idArray(ids []uint64) string {
 	return string(append(b, '}'))
 }
 
+// linkedRecordsParams names linkedRecordsSQL's parameter of each kind of record.
+var linkedRecordsParams = map[string]string{"v": "venues", "o": "organizers", "c": "categories", "t": "tags"}
+
 // linkedRecordsArgs binds linkedRecordsSQL to the IDs of each kind (v, o, c, t) in missing.
 func (s *Store) linkedRecordsArgs(missing map[string][]uint64) map[string]any {
-	args := map[string]any{}
-	for kind, param := range map[string]string{"v": "venues", "o": "organizers", "c": "categories", "t": "tags"} {
+	args := make(map[string]any, len(linkedRecordsParams))
+	for kind, param := range linkedRecordsParams {
 		if s.dialect == Postgres {
 			args[param] = idArray(missing[kind])
 		} else {

@@ -329,12 +329,12 @@ func (k linkedKind) keptUpcoming(db *gorm.DB, viewer *User, since time.Time) (ke
 	return "", nil, false
 }
 
-// hiddenInstant is the placeholder of an instant that PostgreSQL does not plan for: a scalar subquery, which the
-// plan computes once before it runs. A statement whose plan is the same for every instant then runs from one
-// generic plan, where a bound instant's selectivity made PostgreSQL prefer planning it for each value.
+// hiddenInstant is the placeholder of an instant that PostgreSQL does not plan for (hiddenParam). A statement whose
+// plan is the same for every instant then runs from one generic plan, where a bound instant's selectivity made
+// PostgreSQL prefer planning it for each value.
 func hiddenInstant(db *gorm.DB) string {
 	if db.Dialector.Name() == Postgres {
-		return "(SELECT CAST(? AS timestamptz))"
+		return hiddenParam("?", "timestamptz")
 	}
 	return "?"
 }
@@ -356,7 +356,8 @@ func (k linkedKind) countUpcomingPublished(s *Store, f LinkedFilter) (total int6
 	}
 	upcoming, upcomingArgs := "(SELECT count(*) "+kept+")", args
 	if s.dialect == Postgres && f.Viewer == nil {
-		upcoming = strings.NewReplacer("{kind}", k.code, "{at}", hiddenInstant(s.db)).Replace(upcomingPublishedSQL)
+		upcoming = strings.NewReplacer("{kind}", k.code, "{at}", hiddenInstant(s.db),
+			"{day}", hiddenParam("?", "integer")).Replace(upcomingPublishedSQL)
 		upcomingArgs = []any{utcDay(since), since, dayStart(utcDay(since) + 1)}
 	}
 	// The status is written out, not bound, so that the statement runs from one generic plan: bound, its
@@ -371,9 +372,9 @@ func (k linkedKind) countUpcomingPublished(s *Store, f LinkedFilter) (total int6
 // an instant, on PostgreSQL: the kept day counts (linked_published_days) of the days after the instant's, and the
 // records of its own day from the index on the latest starts. Counting every record's kept row had grown with the
 // records (0.65 ms for 5,000 venues, against 0.09 ms for the sum of their 559 days). Its arguments are the instant's
-// day, the instant and the start of the next day, all three hidden from the planner ({at}: hiddenInstant).
+// day ({day}) and the instant and the start of the next day ({at}: hiddenInstant), all three hidden from the planner.
 const upcomingPublishedSQL = `((SELECT COALESCE(SUM(d.n), 0) FROM linked_published_days d
-	WHERE d.kind = '{kind}' AND d.day > (SELECT CAST(? AS integer)))
+	WHERE d.kind = '{kind}' AND d.day > {day})
 	+ (SELECT count(*) FROM linked_last_starts s WHERE s.kind = '{kind}' AND s.published >= {at} AND s.published < {at}))`
 
 // linkedTo is "the record is linked to an event (e) through the join table (l) that meets cond". CROSS JOIN

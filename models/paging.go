@@ -23,18 +23,8 @@ func (p Page) literalLimit(offset string) string {
 	if p.Offset() == 0 {
 		return "LIMIT " + strconv.Itoa(p.Size)
 	}
-	return "LIMIT " + strconv.Itoa(p.Size) + " OFFSET " + hiddenOffsetOpen + offset + hiddenOffsetClose
+	return "LIMIT " + strconv.Itoa(p.Size) + " OFFSET " + hiddenParam(offset, "bigint")
 }
-
-// An offset is written as a sub-select of its parameter, OFFSET (SELECT CAST($n AS bigint)): PostgreSQL then costs
-// every plan of the statement for an offset it cannot see (a tenth of the rows), as it does the generic plan, and
-// keeps the generic plan after five runs instead of planning a deep page at every run for its offset. A deep page
-// of the default list spent 1.0 ms of its statement's 1.5 ms in that planning at 100,000 events; with the offset
-// hidden the statement took 0.4 ms (docs/benchmarks.md, "Deep pages from generic plans").
-const (
-	hiddenOffsetOpen  = "(SELECT CAST("
-	hiddenOffsetClose = " AS bigint))"
-)
 
 // Paginate is the scope that selects one page.
 func Paginate(p Page) func(*gorm.DB) *gorm.DB {
