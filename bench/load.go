@@ -35,9 +35,9 @@ type scenario struct {
 	// writer, when set, writes at its own pace beside the readers (the mixed scenario); its writes are reported
 	// as a result of their own.
 	writer *mixedWriter
-	// prime, when set, is requested twice each (from every connection, unmeasured) before the warm-up: the mixed
-	// readers start from a response cache that holds their answers, as a long-running service's would (the
-	// service stores an answer when its request comes again).
+	// prime, when set, is requested before the warm-up (unmeasured; see loadGenerator.prime): the mixed readers
+	// start from a service that keeps what their requests need and from a response cache that holds their
+	// answers, as a long-running service's would.
 	prime []string
 	// custom, when set, runs the scenario in place of the load generator's loop (set-up, paced writes, checks) and
 	// returns its rows.
@@ -62,11 +62,7 @@ func (sc scenario) uncached() scenario {
 	next := sc.next
 	sc.next = func(w, i int) request {
 		r := next(w, i)
-		sep := "?"
-		if strings.Contains(r.path, "?") {
-			sep = "&"
-		}
-		r.path += sep + "uncached=" + strconv.Itoa(w) + "-" + strconv.Itoa(i)
+		r.path = withParameter(r.path, "uncached="+strconv.Itoa(w)+"-"+strconv.Itoa(i))
 		return r
 	}
 	return sc
@@ -94,9 +90,10 @@ type Result struct {
 	Checks        int64    `json:"visibility_checks,omitempty"`
 	Stale         int64    `json:"stale,omitempty"`
 	StaleExamples []string `json:"stale_examples,omitempty"`
-	// PrimeSeconds is how long requesting each of the mixed readers' distinct requests once took, before the
-	// warm-up: with an empty cache, every one of them built.
+	// PrimeSeconds is how long the last pass that built every one of the mixed readers' distinct requests took,
+	// before the warm-up, and PrimePasses how many such passes priming made (see loadGenerator.prime).
 	PrimeSeconds float64 `json:"prime_seconds,omitempty"`
+	PrimePasses  int     `json:"prime_passes,omitempty"`
 	// Missed counts the writes the mixed scenario\'s writer could not start on time, every lane being busy.
 	Missed int64          `json:"missed,omitempty"`
 	Target *TargetFigures `json:"target,omitempty"`
@@ -198,7 +195,7 @@ func (g *loadGenerator) run(ctx context.Context, sc scenario) (Result, *Result) 
 	}
 	slices.Sort(latencies)
 	res := Result{Scenario: sc.name, Requests: int64(len(latencies)), Errors: errors, Seconds: seconds, Statuses: statuses,
-		Write: sc.write, PrimeSeconds: primed.Seconds()}
+		Write: sc.write, PrimeSeconds: primed.lastBuild.Seconds(), PrimePasses: primed.buildPasses}
 	if len(latencies) > 0 {
 		res.RPS = float64(len(latencies)) / seconds
 		res.P50ms = percentile(latencies, 0.50)
@@ -227,13 +224,60 @@ func (g *loadGenerator) send(ctx context.Context, r request) (int, int64, error)
 	return res.StatusCode, size, err
 }
 
-// prime requests each path twice, from every connection, and returns how long it took: the first pass builds
-// every answer, the second builds and stores it.
-func (g *loadGenerator) prime(ctx context.Context, paths []string) time.Duration {
+// primeSettled and maxBuildPasses bound the passes that settle what the service keeps for the readers' mix before
+// its cache is filled: passes that build every answer go on while one is at least a tenth faster than the one
+// before it (a search is kept at its second ask, one at a time, so a fresh service keeps searches for several
+// passes), at most maxBuildPasses of them.
+const (
+	primeSettled   = 0.9
+	maxBuildPasses = 10
+)
+
+// priming is what priming took: how many passes built every answer, and how long the last of them took.
+type priming struct {
+	buildPasses int
+	lastBuild   time.Duration
+}
+
+// prime brings the service to the state a long-running one serving paths would be in, and returns what it took:
+// passes that build every answer (each request with a parameter the service ignores, new for each pass) until
+// they stop getting faster, then each path twice, which stores every answer in the response cache.
+func (g *loadGenerator) prime(ctx context.Context, paths []string) priming {
+	var p priming
 	if len(paths) == 0 {
-		return 0
+		return p
 	}
-	paths = append(slices.Clip(paths), paths...)
+	for p.buildPasses < maxBuildPasses && ctx.Err() == nil {
+		took := g.askAll(ctx, ignoredParameter(paths, "prime="+strconv.Itoa(p.buildPasses)))
+		settled := p.buildPasses > 0 && took.Seconds() >= primeSettled*p.lastBuild.Seconds()
+		p.buildPasses, p.lastBuild = p.buildPasses+1, took
+		if settled {
+			break
+		}
+	}
+	g.askAll(ctx, append(slices.Clip(paths), paths...))
+	return p
+}
+
+// ignoredParameter returns paths with param, which the service ignores, added to each.
+func ignoredParameter(paths []string, param string) []string {
+	out := make([]string, len(paths))
+	for i, path := range paths {
+		out[i] = withParameter(path, param)
+	}
+	return out
+}
+
+// withParameter returns path with the query parameter param (name=value) added.
+func withParameter(path, param string) string {
+	if strings.Contains(path, "?") {
+		return path + "&" + param
+	}
+	return path + "?" + param
+}
+
+// askAll requests every path once, from every connection, and returns how long it took.
+func (g *loadGenerator) askAll(ctx context.Context, paths []string) time.Duration {
 	start := time.Now()
 	var next atomic.Int64
 	var wg sync.WaitGroup

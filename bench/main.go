@@ -186,8 +186,8 @@ func runBench(ctx context.Context, o options) error {
 		}
 		r, writes := gen.run(ctx, sc)
 		if r.PrimeSeconds > 0 {
-			log.Printf("primed %d distinct reads, twice each, in %.1fs (%.0f builds/s)", len(sc.prime), r.PrimeSeconds,
-				float64(2*len(sc.prime))/r.PrimeSeconds)
+			log.Printf("primed %d distinct reads: %d passes building every answer, the last in %.1fs (%.0f builds/s)",
+				len(sc.prime), r.PrimePasses, r.PrimeSeconds, float64(len(sc.prime))/r.PrimeSeconds)
 		}
 		if baseline.RPS > 0 {
 			r.RatioToStatic = r.RPS / baseline.RPS
