@@ -103,6 +103,23 @@ func (h HealthController) Ready(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"status": "ready"})
 }
 
+// builtFromKey is the gin context key of the records an answer is built from (see BuiltFrom).
+const builtFromKey = "calendar.builtFrom"
+
+// BuiltFrom declares that the answer being built is made of these records alone, as the change history names
+// them: the response cache may then keep it across writes that change none of them. A handler declares it only
+// for an answer that depends on nothing else (not on the time, nor on records it does not name).
+func BuiltFrom(c *gin.Context, refs []models.RecordRef) { c.Set(builtFromKey, refs) }
+
+// AnswerBuiltFrom returns what BuiltFrom declared for the request's answer, false when nothing was.
+func AnswerBuiltFrom(c *gin.Context) ([]models.RecordRef, bool) {
+	refs, ok := c.Get(builtFromKey)
+	if !ok {
+		return nil, false
+	}
+	return refs.([]models.RecordRef), true
+}
+
 const nowKey = "calendar.now"
 
 // RequestTime is the request's clock reading in whole seconds, taken once: every part of an answer that depends

@@ -24,8 +24,8 @@ const SyncTokenHeader = "X-Sync-Token"
 // defaultSyncRetention is how long changes are kept when the configuration does not say.
 const defaultSyncRetention = 720 * time.Hour
 
-// syncRetention is how long the change history is kept.
-func (a *App) syncRetention() time.Duration {
+// SyncRetention is how long the change history is kept.
+func (a *App) SyncRetention() time.Duration {
 	if a.Config.SyncRetention > 0 {
 		return a.Config.SyncRetention
 	}
@@ -107,7 +107,7 @@ func (a *App) beginSync(c *gin.Context, store *models.Store, kind models.ChangeK
 		return syncPage{}, models.InvalidParam("sync_token", "must not be empty")
 	}
 	tok, err := models.DecodeSyncToken(key, in.SyncToken.V)
-	if err != nil || tok.Minted.Before(now.Add(-a.syncRetention())) || tok.Minted.After(now.Add(time.Minute)) {
+	if err != nil || tok.Minted.Before(now.Add(-a.SyncRetention())) || tok.Minted.After(now.Add(time.Minute)) {
 		return syncPage{}, errSyncTokenExpired
 	}
 	until, untilMinted := tok.Until, tok.UntilMinted

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
+	"unsafe"
 
 	"github.com/gin-gonic/gin"
 	"github.com/hashicorp/golang-lru/v2/simplelru"
@@ -27,14 +29,16 @@ var cachedHeaders = func() []string {
 }()
 
 // Responses gives every GET answer of the API an ETag and answers If-None-Match / If-Modified-Since with 304, and
-// serves anonymous answers from a cache that can never be stale: an entry is keyed by the data version read before
-// the answer was built (see models.Store.Version), so any committed write — on this instance or another sharing the
-// database — makes every older entry unreachable. An answer is stored only when its request is likely to come
-// again (see repeats). Memory is bounded by the total weight of the entries (what each takes in memory: see
-// cachedAnswer.weight).
+// serves anonymous answers from caches that can never be stale. An answer is keyed by the data version read before
+// it was built (see models.Store.Version), so any committed write — on this instance or another sharing the
+// database — makes every older entry unreachable; except an answer whose handler declared the records it is built
+// from, which is kept across the writes that change none of them (see keptAnswers). An answer is stored only when
+// its request is likely to come again (see repeats). Memory is bounded by the total weight of the entries (what
+// each takes in memory: see cachedAnswer.weight).
 type Responses struct {
 	versions   *models.VersionReader
-	cache      *answerCache
+	cache      *answerCache // keyed by data version
+	kept       *keptAnswers
 	dictionary answerDictionary
 
 	mu       sync.Mutex
@@ -53,6 +57,10 @@ type cachedAnswer struct {
 	body []byte
 	dict *s2.Dict
 	etag string
+	// version and builtFrom are set on kept answers (see keptAnswers): the data version the answer was built at
+	// and the records it is built from.
+	version   int64
+	builtFrom []models.RecordRef
 }
 
 // cachedHeader is one of the cachedHeaders an answer had, its values shared with the answer that was sent (a
@@ -62,9 +70,9 @@ type cachedHeader struct {
 	values []string
 }
 
-// weight is what the answer takes in memory: its body, ETag and header values, and entryOverhead.
+// weight is what the answer takes in memory: its body, ETag, header values and records, and entryOverhead.
 func (a *cachedAnswer) weight() int {
-	n := entryOverhead + len(a.body) + len(a.etag)
+	n := entryOverhead + len(a.body) + len(a.etag) + len(a.builtFrom)*int(unsafe.Sizeof(models.RecordRef{}))
 	for _, h := range a.header {
 		for _, v := range h.values {
 			n += len(v)
@@ -88,10 +96,11 @@ func (a *cachedAnswer) decode(dst []byte) ([]byte, error) {
 // maxCachedBody keeps very large answers (long iCalendar feeds, big pages) out of the cache.
 const maxCachedBody = 512 << 10
 
-// NewResponses builds the response layer with a cache of at most maxBytes of answers.
-func NewResponses(store *models.Store, maxBytes uint64) *Responses {
+// NewResponses builds the response layer with caches of at most maxBytes of answers keyed by data version and
+// keptBytes of kept answers; retention is how long the change history is kept, which kept answers follow.
+func NewResponses(store *models.Store, maxBytes, keptBytes uint64, retention time.Duration) *Responses {
 	return &Responses{versions: store.NewVersionReader(), cache: newAnswerCache(maxBytes),
-		inflight: map[string]*build{}, repeats: newRepeats()}
+		kept: newKeptAnswers(store, keptBytes, retention), inflight: map[string]*build{}, repeats: newRepeats()}
 }
 
 // build is an answer being built by one request, the leader, while others may wait for it.
@@ -240,16 +249,16 @@ func (r *Responses) For(clock func(*gin.Context) string, streams func(*gin.Conte
 			r.stream(c, clock)
 			return
 		}
-		key, repeated := "", false
+		key, keptKey, repeated := "", "", false
 		if anonymous {
 			// Without a version the answer is built uncached: a handler that needs the database reports the
 			// outage itself, and one that does not (the namespace index, /doc) still answers.
 			if version, pos, err := r.versions.VersionAndPosition(c.Request.Context()); err == nil {
 				r.forgetOlderThan(version)
 				c.Request = c.Request.WithContext(models.ContextWithVersionAndPosition(c.Request.Context(), version, pos))
-				shape := requestShape(c)
-				key = cacheKey(version, shape, period(c, clock))
-				a, lead := r.cached(c, key)
+				shape, at := requestShape(c), period(c, clock)
+				key, keptKey = cacheKey(version, shape, at), keptCacheKey(shape, at)
+				a, lead := r.cached(c, key, keptKey, pos)
 				if a != nil {
 					r.hits.Add(1)
 					r.serveCached(c, a)
@@ -283,8 +292,8 @@ func (r *Responses) For(clock func(*gin.Context) string, streams func(*gin.Conte
 			etag = controllers.ETagOf(w.buf.Bytes())
 			c.Header("ETag", etag)
 		}
-		if key != "" && (repeated || r.waitedFor(key)) && w.buf.Len() <= maxCachedBody && !r.outdated(c) {
-			r.store(key, c.Writer.Header(), w.buf.Bytes(), etag)
+		if key != "" && (repeated || r.waitedFor(key)) && w.buf.Len() <= maxCachedBody {
+			r.store(c, key, keptKey, w.buf.Bytes(), etag)
 		}
 		if notModified(c, etag) {
 			c.Status(http.StatusNotModified)
@@ -312,9 +321,9 @@ func (r *Responses) forgetOlderThan(version int64) {
 	r.forget()
 }
 
-// Writes is the handler in front of every write endpoint: once a write succeeds, every cached answer is of an
-// older data version than the next read's, so the cache lets them go at once: during the benchmark's creates the
-// unreachable answers had been most of the live heap.
+// Writes is the handler in front of every write endpoint: once a write succeeds, every answer keyed by data
+// version is of an older version than the next read's, so the cache lets them go at once: during the benchmark's
+// creates the unreachable answers had been most of the live heap. Kept answers stay for the next read to judge.
 func (r *Responses) Writes() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		c.Next()
@@ -324,7 +333,7 @@ func (r *Responses) Writes() gin.HandlerFunc {
 	}
 }
 
-// forget drops every cached answer.
+// forget drops every answer keyed by data version.
 func (r *Responses) forget() { r.cache.clear() }
 
 // outdated tells whether the request's answer is of an older data version than one already answered at: storing
@@ -334,9 +343,15 @@ func (r *Responses) outdated(c *gin.Context) bool {
 	return !ok || v < r.newest.Load()
 }
 
-// store caches an answer: its body compressed (with the dictionary once there is one, which the body then helps
-// to learn until there is) and the cachedHeaders of header.
-func (r *Responses) store(key string, header http.Header, body []byte, etag string) {
+// store caches the request's answer: its body compressed (with the dictionary once there is one, which the body
+// then helps to learn until there is) and its cachedHeaders; among the kept answers under keptKey when its handler
+// declared what it is built from, else under key unless a newer data version was answered at already.
+func (r *Responses) store(c *gin.Context, key, keptKey string, body []byte, etag string) {
+	builtFrom, kept := controllers.AnswerBuiltFrom(c)
+	if !kept && r.outdated(c) {
+		return
+	}
+	header := c.Writer.Header()
 	dict := r.dictionary.current()
 	if dict == nil {
 		r.dictionary.learn(body)
@@ -346,6 +361,13 @@ func (r *Responses) store(key string, header http.Header, body []byte, etag stri
 		if v := header[name]; len(v) > 0 {
 			a.header = append(a.header, cachedHeader{name: name, values: v})
 		}
+	}
+	if kept {
+		a.version, _ = models.VersionIn(c.Request.Context())
+		a.builtFrom = builtFrom
+		pos, _ := models.SyncPositionIn(c.Request.Context())
+		r.kept.keep(keptKey, a, pos)
+		return
 	}
 	r.cache.set(key, a)
 }
@@ -420,10 +442,18 @@ func (r *Responses) DictionarySize() int {
 // Stats returns how many anonymous answers were served from the cache and how many were built by their handler.
 func (r *Responses) Stats() (hits, misses uint64) { return r.hits.Load(), r.misses.Load() }
 
-// Size returns how many answers the cache holds and their weight in bytes (keys, compressed bodies, ETags,
-// headers and entryOverhead each).
+// Size returns how many answers the caches hold and their weight in bytes (keys, compressed bodies, ETags,
+// headers, records and entryOverhead each).
 func (r *Responses) Size() (answers int, bytes uint64) {
-	return r.cache.size()
+	n, b := r.cache.size()
+	kn, kb := r.kept.answers.size()
+	return n + kn, b + kb
+}
+
+// Kept returns how many of the answers held are kept answers (see keptAnswers).
+func (r *Responses) Kept() int {
+	n, _ := r.kept.answers.size()
+	return n
 }
 
 // stream serves an answer that is too large to hold (an iCalendar feed of up to CALENDAR_ICAL_MAX_EVENTS events):
@@ -464,10 +494,15 @@ func period(c *gin.Context, clock func(*gin.Context) string) string {
 	return clock(c)
 }
 
-// cached returns the answer for key, waiting for it while another request builds it. Without an answer the
-// caller builds it; lead says it has taken the key and must call done(key) afterwards.
-func (r *Responses) cached(c *gin.Context, key string) (a *cachedAnswer, lead bool) {
+// cached returns the answer kept under keptKey or cached under key for a request answered at the data version
+// and position its context records, waiting for it while another request builds it. Without an answer the caller
+// builds it; lead says it has taken the key and must call done(key) afterwards.
+func (r *Responses) cached(c *gin.Context, key, keptKey string, pos models.SyncPosition) (a *cachedAnswer, lead bool) {
+	version, _ := models.VersionIn(c.Request.Context())
 	for {
+		if a := r.kept.get(keptKey, version, pos); a != nil {
+			return a, false
+		}
 		if a, ok := r.cache.get(key); ok {
 			return a, false
 		}
@@ -546,6 +581,9 @@ const maxPooledAnswer = 256 << 10
 func cacheKey(version int64, shape, period string) string {
 	return strconv.FormatInt(version, 10) + " " + shape + " t=" + period
 }
+
+// keptCacheKey identifies a kept answer: the request's shape and the period of time the answer holds for.
+func keptCacheKey(shape, period string) string { return shape + " t=" + period }
 
 // requestShape is what an answer depends on in its request: host (absolute URLs name it unless CALENDAR_BASE_URL
 // is set), path, the query in a canonical order and the Accept header (content negotiation).

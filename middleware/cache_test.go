@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"calendar/models"
 )
 
 // TestTheAnswerCacheKeepsEveryNewAnswerAndEvictsTheLeastRecentlyUsed checks the cache's bound and order: a new
@@ -76,13 +78,14 @@ func TestRepeatsTellARequestSeenBefore(t *testing.T) {
 // request of a key leads its build, a second one waits for it and marks it waited for (so the leader stores the
 // answer even when its request is new), and the waiting request gets the answer the leader stored.
 func TestARequestThatWaitsForABuildMakesItsAnswerWorthStoring(t *testing.T) {
-	r := &Responses{cache: newAnswerCache(1 << 20), inflight: map[string]*build{}, repeats: newRepeats()}
+	r := &Responses{cache: newAnswerCache(1 << 20), kept: newKeptAnswers(nil, 1<<20, time.Hour),
+		inflight: map[string]*build{}, repeats: newRepeats()}
 	request := func() *gin.Context {
 		c, _ := gin.CreateTestContext(httptest.NewRecorder())
 		c.Request = httptest.NewRequest(http.MethodGet, "/events", nil)
 		return c
 	}
-	if a, lead := r.cached(request(), "key"); a != nil || !lead {
+	if a, lead := r.cached(request(), "key", "kept key", models.SyncPosition{}); a != nil || !lead {
 		t.Fatalf("the first request of a key: answer %v, leads %v; want none and leading", a, lead)
 	}
 	if r.waitedFor("key") {
@@ -90,7 +93,7 @@ func TestARequestThatWaitsForABuildMakesItsAnswerWorthStoring(t *testing.T) {
 	}
 	got := make(chan *cachedAnswer)
 	go func() {
-		a, _ := r.cached(request(), "key")
+		a, _ := r.cached(request(), "key", "kept key", models.SyncPosition{})
 		got <- a
 	}()
 	for deadline := time.Now().Add(5 * time.Second); !r.waitedFor("key"); time.Sleep(time.Millisecond) {

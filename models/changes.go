@@ -171,3 +171,30 @@ func (s *Store) ServiceKey(ctx context.Context, name string) ([]byte, error) {
 	}
 	return hex.DecodeString(value)
 }
+
+// RecordRef names a record the change history follows: its kind and ID.
+type RecordRef struct {
+	Kind ChangeKind
+	ID   uint64
+}
+
+// ChangedRecords returns the records of every kind that changed after from and up to until, each once, at most
+// limit+1 of them (more than limit tells the caller the window is too large to follow record by record). It reads
+// the changes index alone.
+func (s *Store) ChangedRecords(from, until SyncPosition, limit int) ([]RecordRef, error) {
+	window, err := s.changeWindow(from, until)
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		Kind     int
+		RecordID uint64
+	}
+	err = s.db.Table("changes").Scopes(window).Where("kind IN (1, 2, 3, 4, 5)").
+		Distinct("kind", "record_id").Limit(limit + 1).Scan(&rows).Error
+	refs := make([]RecordRef, len(rows))
+	for i, r := range rows {
+		refs[i] = RecordRef{Kind: ChangeKind(r.Kind), ID: r.RecordID}
+	}
+	return refs, err
+}

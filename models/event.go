@@ -120,6 +120,26 @@ func (e *Event) Owned() Owned {
 	return Owned{AuthorID: e.AuthorID, Status: e.Status, TrashedStatus: e.TrashedStatus}
 }
 
+// Refs names the records e's answer is built from, its links loaded: the event itself, its venues, organizers,
+// categories and tags (whose counts it shows). A change to any other record cannot change that answer.
+func (e *Event) Refs() []RecordRef {
+	refs := make([]RecordRef, 0, 1+len(e.Venues)+len(e.Organizers)+len(e.Categories)+len(e.Tags))
+	refs = append(refs, RecordRef{Kind: ChangeEvent, ID: e.ID})
+	for _, v := range e.Venues {
+		refs = append(refs, RecordRef{Kind: ChangeVenue, ID: v.ID})
+	}
+	for _, o := range e.Organizers {
+		refs = append(refs, RecordRef{Kind: ChangeOrganizer, ID: o.ID})
+	}
+	for _, c := range e.Categories {
+		refs = append(refs, RecordRef{Kind: ChangeCategory, ID: c.ID})
+	}
+	for _, t := range e.Tags {
+		refs = append(refs, RecordRef{Kind: ChangeTag, ID: t.ID})
+	}
+	return refs
+}
+
 // EventByID returns the event with id, its image loaded, or ErrNotFound.
 func (s *Store) EventByID(id uint64) (*Event, error) {
 	return s.findEvent("events.id = ?", id)

@@ -377,6 +377,9 @@ func webhookRoutes(app *controllers.App) []endpoint.Route {
 // responseCacheBytes bounds the memory of the anonymous response cache.
 const responseCacheBytes = 32 << 20
 
+// keptAnswerBytes bounds the memory of the answers kept across writes (single events: 16 MB holds some 7,000).
+const keptAnswerBytes = 16 << 20
+
 // New builds the HTTP handler of the whole service: probes and metrics at the server root, the API under its
 // namespace, and the middleware in the order documented in package middleware.
 func New(app *controllers.App) http.Handler {
@@ -409,7 +412,7 @@ func New(app *controllers.App) http.Handler {
 	}
 
 	api := r.Group(app.Config.APIRoot())
-	responses := middleware.NewResponses(app.Store, responseCacheBytes)
+	responses := middleware.NewResponses(app.Store, responseCacheBytes, keptAnswerBytes, app.SyncRetention())
 	metrics.WatchCache(responses)
 	metrics.Register(app.Webhooks.Collectors()...)
 	bodies := middleware.NewBodies(middleware.MaxBodiesAtOnce)

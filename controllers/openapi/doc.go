@@ -590,6 +590,10 @@ func apiDescription(cfg config.Config) string {
 			"dates; for a term the last change of its fields or its count) and answer `If-Modified-Since`. " +
 			"`Cache-Control` is `public, no-cache` for anonymous callers and `private, no-cache` otherwise, with " +
 			"`Vary: Authorization, Accept, Origin`.\n" +
+			"- The service caches anonymous answers in memory and never serves a stale one: a read that starts " +
+			"after an acknowledged write reflects it, on every instance sharing the database. Lists are built " +
+			"again after any write; a single event stays cached until a write changes it, its venues, " +
+			"organizers, categories or tags (a term's count included).\n" +
 			"- Updates and deletes of one event, venue, organizer, category or tag honour `If-Match`: the `ETag` " +
 			"of `GET` on the item for the same caller, compared strongly (`*` matches any record) inside the " +
 			"write's transaction with the record locked; a stale one is `412 rest_precondition_failed` and " +
