@@ -258,7 +258,7 @@ func (r *Responses) For(clock func(*gin.Context) string, streams func(*gin.Conte
 				c.Request = c.Request.WithContext(models.ContextWithVersionAndPosition(c.Request.Context(), version, pos))
 				shape, at := requestShape(c), period(c, clock)
 				key, keptKey = cacheKey(version, shape, at), keptCacheKey(shape, at)
-				a, lead := r.cached(c, key, keptKey, pos)
+				a, lead := r.cached(c, key, keptKey)
 				if a != nil {
 					r.hits.Add(1)
 					r.serveCached(c, a)
@@ -497,8 +497,9 @@ func period(c *gin.Context, clock func(*gin.Context) string) string {
 // cached returns the answer kept under keptKey or cached under key for a request answered at the data version
 // and position its context records, waiting for it while another request builds it. Without an answer the caller
 // builds it; lead says it has taken the key and must call done(key) afterwards.
-func (r *Responses) cached(c *gin.Context, key, keptKey string, pos models.SyncPosition) (a *cachedAnswer, lead bool) {
+func (r *Responses) cached(c *gin.Context, key, keptKey string) (a *cachedAnswer, lead bool) {
 	version, _ := models.VersionIn(c.Request.Context())
+	pos, _ := models.SyncPositionIn(c.Request.Context())
 	for {
 		if a := r.kept.get(keptKey, version, pos); a != nil {
 			return a, false

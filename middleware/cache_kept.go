@@ -19,10 +19,9 @@ import (
 // Following works in versions. When a request that finds a kept answer has read a newer data version than the
 // answers have followed, the changes committed between the position followed and the one read with that version
 // are read once (one query per version at most, whatever the number of requests), and each changed record is
-// marked with the version read. An
-// answer built at version v is good while every record it names was last marked at v or before: a change marked
-// later was either committed after the answer's build read its version, or (marked late, having been committed
-// before) is one the answer may already show, which costs a build and is never stale.
+// marked with the version read. An answer built at version v is good while every record it names was last marked
+// at v or before: a change marked later was either committed after the answer's build read its version, or (marked
+// late, having been committed before) is one the answer may already show, which costs a build and is never stale.
 type keptAnswers struct {
 	store     *models.Store
 	answers   *answerCache
@@ -73,8 +72,7 @@ func (k *keptAnswers) follow(version int64, pos models.SyncPosition) bool {
 	} else {
 		k.startOver(version)
 	}
-	k.position, k.followedAt = pos, time.Now()
-	k.followed.Store(version)
+	k.followedTo(version, pos)
 	return true
 }
 
@@ -86,9 +84,14 @@ func (k *keptAnswers) startFollowing(version int64, pos models.SyncPosition) {
 		return
 	}
 	k.startOver(version)
+	k.followedTo(version, pos)
+	k.started.Store(true)
+}
+
+// followedTo records that every change up to version, read with pos, is marked (mu held).
+func (k *keptAnswers) followedTo(version int64, pos models.SyncPosition) {
 	k.position, k.followedAt = pos, time.Now()
 	k.followed.Store(version)
-	k.started.Store(true)
 }
 
 // changedSince reads the records changed after the position followed and up to pos; false when they cannot be

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-
-	"calendar/models"
 )
 
 // TestTheAnswerCacheKeepsEveryNewAnswerAndEvictsTheLeastRecentlyUsed checks the cache's bound and order: a new
@@ -85,7 +83,7 @@ func TestARequestThatWaitsForABuildMakesItsAnswerWorthStoring(t *testing.T) {
 		c.Request = httptest.NewRequest(http.MethodGet, "/events", nil)
 		return c
 	}
-	if a, lead := r.cached(request(), "key", "kept key", models.SyncPosition{}); a != nil || !lead {
+	if a, lead := r.cached(request(), "key", "kept key"); a != nil || !lead {
 		t.Fatalf("the first request of a key: answer %v, leads %v; want none and leading", a, lead)
 	}
 	if r.waitedFor("key") {
@@ -93,7 +91,7 @@ func TestARequestThatWaitsForABuildMakesItsAnswerWorthStoring(t *testing.T) {
 	}
 	got := make(chan *cachedAnswer)
 	go func() {
-		a, _ := r.cached(request(), "key", "kept key", models.SyncPosition{})
+		a, _ := r.cached(request(), "key", "kept key")
 		got <- a
 	}()
 	for deadline := time.Now().Add(5 * time.Second); !r.waitedFor("key"); time.Sleep(time.Millisecond) {
