@@ -249,7 +249,25 @@ func (s *Store) SaveEvent(e *Event) error {
 // DeleteEvent removes the event permanently. Its links go with it (ON DELETE CASCADE) and its child events lose
 // their parent (ON DELETE SET NULL).
 func (s *Store) DeleteEvent(id uint64) error {
+	if err := s.lockDayCountsOf([]uint64{id}); err != nil {
+		return err
+	}
 	return s.db.Delete(&Event{}, id).Error
+}
+
+// lockDayCountsOf locks, in key order, the event_day_counts rows that deleting the events ids will update, before
+// the delete. A delete's links go first (ON DELETE CASCADE, with the kept rows of their venues, organizers and
+// categories), and the events' own day counts only after, while a create or an update reaches the day counts
+// first and the links' kept rows after: two such writes of events of one day deadlocked, and PostgreSQL aborted one
+// of them after a second's wait. Locked first, the day counts make a delete wait its turn instead. SQLite runs one
+// writer at a time.
+func (s *Store) lockDayCountsOf(ids []uint64) error {
+	if s.dialect != Postgres {
+		return nil
+	}
+	return s.db.Exec(`SELECT 1 FROM event_day_counts c WHERE (c.status, c.start_day, c.end_day) IN (
+			SELECT status, event_day(start_utc), event_day(end_utc) FROM events WHERE id IN ? AND NOT hide_from_listings)
+		ORDER BY c.status, c.start_day, c.end_day FOR UPDATE OF c`, ids).Error
 }
 
 // maxParentDepth bounds the walk up a parent chain; a deeper chain is refused like a cycle would be.

@@ -11,8 +11,8 @@ import (
 // search_day_counts, series_listed_gaps and series_gap_days, by table.
 var keptCountTriggers = map[string][]string{
 	"events": {"event_day_counts_insert", "event_day_counts_update", "event_day_counts_delete",
-		"linked_last_starts_events_update", "venue_listed_events_events_update",
-		"category_listed_events_events_update", "search_listed_events_insert", "search_listed_events_update",
+		"z1_linked_last_starts_events_update", "venue_listed_events_events_update",
+		"z2_category_listed_events_events_update", "search_listed_events_insert", "search_listed_events_update",
 		"search_listed_events_delete", "series_gap_days_insert", "series_gap_days_update", "series_gap_days_delete"},
 	"event_venues": {"linked_last_starts_venues_insert", "linked_last_starts_venues_delete",
 		"venue_listed_events_links_insert", "venue_listed_events_links_update", "venue_listed_events_links_delete"},

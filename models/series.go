@@ -227,6 +227,9 @@ func (s *Store) DeleteEvents(events []Event) error {
 			return err
 		}
 	}
+	if err := s.lockDayCountsOf(ids); err != nil {
+		return err
+	}
 	return s.db.Exec("DELETE FROM events WHERE id IN ?", ids).Error
 }
 
