@@ -173,9 +173,10 @@ func (ec *EventController) read(c *gin.Context, ref eventRef, password endpoint.
 	if err := loadNextOccurrences(ec.Store.WithContext(c.Request.Context()), e, &record, RequestTime(c)); err != nil {
 		return err
 	}
-	if e.Series == nil && e.Occurrence == nil {
-		// A series record lists its upcoming occurrences, and an occurrence shows its series' rule, which an
-		// occurrence of the same series can change: their answers are built from more than their own records.
+	if e.Series == nil {
+		// A series record lists its upcoming occurrences, which change with the clock: its answer is built from
+		// more than its records. An occurrence also shows its series' rule, but a change of the rule is recorded
+		// as a change of every occurrence.
 		BuiltFrom(c, e.Refs())
 	}
 	return writeEvent(c, http.StatusOK, record)

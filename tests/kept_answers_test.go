@@ -80,3 +80,52 @@ func TestAWriteKeepsTheCachedEventsItCannotHaveChanged(t *testing.T) {
 	app.Do(Request{Method: http.MethodDelete, Path: linked, Token: admin}).ExpectStatus(t, http.StatusOK)
 	app.Get(linked).ExpectStatus(t, http.StatusForbidden)
 }
+
+// TestACachedOccurrenceShowsWhatItsSeriesChanged keeps occurrences of a series in the cache, then changes what an
+// occurrence shows without changing its own record: another occurrence's cancellation adds an EXDATE to the rule
+// every occurrence shows, and an edit that sends an occurrence's own title makes it an exception. The next read
+// shows each change, a sync from before reports every occurrence it touched, and a write elsewhere leaves a kept
+// occurrence in the cache.
+func TestACachedOccurrenceShowsWhatItsSeriesChanged(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	admin := app.Token(models.RoleAdministrator)
+	series := app.createEvent(t, admin, weeklyClass("status", "publish", "categories", []string{}, "tags", []string{}))
+	occurrences := app.seriesList(t, idOf(t, series), "")
+	first, cancelled, edited := eventPath(occurrences[0]), eventPath(occurrences[1]), eventPath(occurrences[2])
+	for _, path := range []string{first, edited, first, edited} {
+		app.Get(path).ExpectStatus(t, http.StatusOK)
+	}
+	if n := cacheMetric(t, app, "kept_answers"); n != 2 {
+		t.Fatalf("two occurrences read twice: %d kept answers, want 2", n)
+	}
+	token := app.syncToken(t, "/events", "")
+
+	app.Do(Request{Method: http.MethodDelete, Path: cancelled, Token: admin}).ExpectStatus(t, http.StatusOK)
+	rule := "[RRULE:FREQ=WEEKLY;COUNT=10;BYDAY=TU,TH EXDATE:20270304T180000]"
+	for _, path := range []string{first, edited} {
+		if got := fmt.Sprint(app.Get(path).ExpectStatus(t, http.StatusOK).JSON(t)["recurrence"]); got != rule {
+			t.Fatalf("%s after another occurrence was cancelled shows recurrence %s, want %s", path, got, rule)
+		}
+	}
+	synced := app.sync(t, "/events?sync_token="+token, "events", "")
+	if len(synced.records) != 9 || synced.records[idOf(t, occurrences[9])] == nil {
+		t.Fatalf("a sync across the cancellation lists %v, want the 9 occurrences left, whose rule changed",
+			syncedIDs(synced.records))
+	}
+
+	app.updateEvent(t, http.MethodPatch, edited, admin, map[string]any{"title": "Evening class"})
+	if got := app.Get(edited).ExpectStatus(t, http.StatusOK).JSON(t)["is_exception"]; got != true {
+		t.Fatalf("an occurrence edited with its own title shows is_exception %v", got)
+	}
+
+	kept := string(app.Get(first).ExpectStatus(t, http.StatusOK).Body)
+	app.createEvent(t, admin, eventBody("Elsewhere", 3, "status", "publish"))
+	hits := cacheMetric(t, app, "hits_total")
+	if body := string(app.Get(first).ExpectStatus(t, http.StatusOK).Body); body != kept {
+		t.Fatalf("an occurrence changed though no write touched it:\n%s\nwant\n%s", body, kept)
+	}
+	if cacheMetric(t, app, "hits_total") != hits+1 {
+		t.Fatal("an occurrence was built again after a write to another event")
+	}
+}

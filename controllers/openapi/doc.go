@@ -592,7 +592,8 @@ func apiDescription(cfg config.Config) string {
 			"`Vary: Authorization, Accept, Origin`.\n" +
 			"- The service caches anonymous answers in memory and never serves a stale one: a read that starts " +
 			"after an acknowledged write reflects it, on every instance sharing the database. Lists are built " +
-			"again after any write; a single event stays cached until a write changes it, its venues, " +
+			"again after any write; a single event or an occurrence stays cached until a write changes it (for an " +
+			"occurrence, its series' rule included), its venues, " +
 			"organizers, categories or tags (a term's count included).\n" +
 			"- Updates and deletes of one event, venue, organizer, category or tag honour `If-Match`: the `ETag` " +
 			"of `GET` on the item for the same caller, compared strongly (`*` matches any record) inside the " +
