@@ -120,6 +120,21 @@ func AnswerBuiltFrom(c *gin.Context) ([]models.RecordRef, bool) {
 	return refs.([]models.RecordRef), true
 }
 
+// answerExpiresKey is the gin context key of the time an answer stops being true (see AnswerExpires).
+const answerExpiresKey = "calendar.answerExpires"
+
+// AnswerExpires declares that the answer being built stops being what the handler would answer at t, the clock
+// alone moving (a series record's next occurrences, once the first of them starts): the response cache serves it
+// only before t.
+func AnswerExpires(c *gin.Context, t time.Time) { c.Set(answerExpiresKey, t) }
+
+// AnswerExpiry returns what AnswerExpires declared for the request's answer, the zero time when nothing was.
+func AnswerExpiry(c *gin.Context) time.Time {
+	t, _ := c.Get(answerExpiresKey)
+	expires, _ := t.(time.Time)
+	return expires
+}
+
 const nowKey = "calendar.now"
 
 // RequestTime is the request's clock reading in whole seconds, taken once: every part of an answer that depends

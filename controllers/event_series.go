@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gin-gonic/gin"
+
 	"calendar/controllers/endpoint"
 	"calendar/models"
 )
@@ -100,12 +102,14 @@ func seriesShape(e *models.Event, r *EventRecord) {
 	}
 }
 
-// loadNextOccurrences lists the next occurrences of a series record on r.
-func loadNextOccurrences(store *models.Store, e *models.Event, r *EventRecord, now time.Time) error {
+// loadNextOccurrences lists the next occurrences of a series record on r, those that start at or after now; when
+// there are any, the list changes once the clock passes the first one's start, a second after it (now is read in
+// whole seconds), which c's answer declares (AnswerExpires).
+func loadNextOccurrences(c *gin.Context, store *models.Store, e *models.Event, r *EventRecord) error {
 	if e.Series == nil {
 		return nil
 	}
-	next, err := store.OccurrenceEvents(e.ID, now, maxNextOccurrences)
+	next, err := store.OccurrenceEvents(e.ID, RequestTime(c), maxNextOccurrences)
 	if err != nil {
 		return err
 	}
@@ -113,6 +117,9 @@ func loadNextOccurrences(store *models.Store, e *models.Event, r *EventRecord, n
 	r.NextOccurrences = make([]OccurrenceRef, len(next))
 	for i, o := range next {
 		r.NextOccurrences[i] = OccurrenceRef{ID: o.ID, StartDate: FormatDate(o.StartUTC, loc), EndDate: FormatDate(o.EndUTC, loc)}
+	}
+	if len(next) > 0 {
+		AnswerExpires(c, next[0].StartUTC.Add(time.Second))
 	}
 	return nil
 }

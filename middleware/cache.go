@@ -61,7 +61,12 @@ type cachedAnswer struct {
 	// and the records it is built from.
 	version   int64
 	builtFrom []models.RecordRef
+	// expires, when set, is when the clock alone makes the answer untrue (controllers.AnswerExpires).
+	expires time.Time
 }
+
+// servable tells whether the answer may be served now: it has no expiry, or its expiry is still ahead.
+func (a *cachedAnswer) servable() bool { return a.expires.IsZero() || time.Now().Before(a.expires) }
 
 // cachedHeader is one of the cachedHeaders an answer had, its values shared with the answer that was sent (a
 // map of them had been a fifth of a single event's entry).
@@ -356,7 +361,7 @@ func (r *Responses) store(c *gin.Context, key, keptKey string, body []byte, etag
 	if dict == nil {
 		r.dictionary.learn(body)
 	}
-	a := &cachedAnswer{body: compress(body, dict), dict: dict, etag: etag}
+	a := &cachedAnswer{body: compress(body, dict), dict: dict, etag: etag, expires: controllers.AnswerExpiry(c)}
 	for _, name := range cachedHeaders {
 		if v := header[name]; len(v) > 0 {
 			a.header = append(a.header, cachedHeader{name: name, values: v})
@@ -501,10 +506,10 @@ func (r *Responses) cached(c *gin.Context, key, keptKey string) (a *cachedAnswer
 	version, _ := models.VersionIn(c.Request.Context())
 	pos, _ := models.SyncPositionIn(c.Request.Context())
 	for {
-		if a := r.kept.get(keptKey, version, pos); a != nil {
+		if a := r.kept.get(keptKey, version, pos); a != nil && a.servable() {
 			return a, false
 		}
-		if a, ok := r.cache.get(key); ok {
+		if a, ok := r.cache.get(key); ok && a.servable() {
 			return a, false
 		}
 		r.mu.Lock()

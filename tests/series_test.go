@@ -458,3 +458,42 @@ func TestACollapsedTotalCountsTheSeriesWithAnOccurrenceInTheWindow(t *testing.T)
 	app.Do(Request{Method: http.MethodDelete, Path: eventPath(occ[3]), Token: token}).ExpectStatus(t, http.StatusOK)
 	check("an occurrence cancelled")
 }
+
+// TestASeriesRecordsNextOccurrencesMoveWithTheClock reads a series record anonymously until the response cache
+// serves it, then lets its first occurrence start: with no write at all, the next read lists the occurrences
+// after it, and the record is served from the cache again after that.
+func TestASeriesRecordsNextOccurrencesMoveWithTheClock(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	admin := app.Token(models.RoleAdministrator)
+	start := time.Now().UTC().Truncate(time.Second).Add(2 * time.Second)
+	series := app.createEvent(t, admin, map[string]any{"title": "Soon", "status": "publish", "timezone": "UTC",
+		"start_date": start.Format(time.DateTime), "end_date": start.Add(time.Hour).Format(time.DateTime),
+		"recurrence": []string{"RRULE:FREQ=DAILY;COUNT=3"}})
+	next := func() []uint64 {
+		t.Helper()
+		return linkIDs(t, app.Get(eventPath(series)).ExpectStatus(t, http.StatusOK).JSON(t)["next_occurrences"])
+	}
+	occurrences := itemIDs(t, app.Get(fmt.Sprintf("/events?series=%d&start_date=%s&end_date=%s", idOf(t, series),
+		start.Format(time.DateOnly), start.AddDate(0, 0, 3).Format(time.DateOnly))).ExpectStatus(t, http.StatusOK).JSON(t),
+		"events")
+	if len(occurrences) != 3 {
+		t.Fatalf("%d occurrences, want 3", len(occurrences))
+	}
+	next()
+	next()
+	hits := cacheMetric(t, app, "hits_total")
+	if got := next(); fmt.Sprint(got) != fmt.Sprint(occurrences) || cacheMetric(t, app, "hits_total") != hits+1 {
+		t.Fatalf("before the first occurrence: next occurrences %v (want %v), served from the cache: %v", got,
+			occurrences, cacheMetric(t, app, "hits_total") == hits+1)
+	}
+	time.Sleep(time.Until(start.Add(1100 * time.Millisecond)))
+	if got := next(); fmt.Sprint(got) != fmt.Sprint(occurrences[1:]) {
+		t.Fatalf("after the first occurrence started: next occurrences %v, want %v", got, occurrences[1:])
+	}
+	hits = cacheMetric(t, app, "hits_total")
+	next()
+	if cacheMetric(t, app, "hits_total") != hits+1 {
+		t.Fatal("the record with its new next occurrences was not served from the cache")
+	}
+}

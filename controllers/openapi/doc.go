@@ -593,8 +593,8 @@ func apiDescription(cfg config.Config) string {
 			"- The service caches anonymous answers in memory and never serves a stale one: a read that starts " +
 			"after an acknowledged write reflects it, on every instance sharing the database. Lists are built " +
 			"again after any write; a single event or an occurrence stays cached until a write changes it (for an " +
-			"occurrence, its series' rule included), its venues, " +
-			"organizers, categories or tags (a term's count included).\n" +
+			"occurrence, its series' rule included), its venues, organizers, categories or tags (a term's count " +
+			"included). A series record is served from the cache only until its first next occurrence starts.\n" +
 			"- Updates and deletes of one event, venue, organizer, category or tag honour `If-Match`: the `ETag` " +
 			"of `GET` on the item for the same caller, compared strongly (`*` matches any record) inside the " +
 			"write's transaction with the record locked; a stale one is `412 rest_precondition_failed` and " +
