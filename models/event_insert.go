@@ -116,7 +116,9 @@ const insertStatementTimeout = 30 * time.Second
 // statement. Events whose slug is taken are skipped (ON CONFLICT DO NOTHING), and so are their links (they join
 // the inserted rows by slug); the statement returns the IDs and slugs of the events it inserted. The data version
 // is bumped as bumpVersion does, in a free shard (or, when all are taken, in the one @shard names), and only when
-// an event was inserted.
+// an event was inserted. The main SELECT reads e whole, so the events' triggers fire first; then those of each
+// data-modifying CTE, in the reverse of their order here: venues and organizers before categories, the order in
+// which an update's triggers lock the links' kept rows (migration 00035).
 const insertEventsSQL = `WITH x AS (
 	SELECT r.*, l.venues, l.organizers, l.categories, l.tags
 	FROM jsonb_array_elements(CAST(@batch AS jsonb)) AS j(event),
@@ -136,19 +138,6 @@ const insertEventsSQL = `WITH x AS (
 	RETURNING id, slug
 ), ex AS (
 	SELECT e.id, x.status, x.venues, x.organizers, x.categories, x.tags FROM e JOIN x ON x.slug = e.slug
-), lv AS (
-	INSERT INTO event_venues (event_id, venue_id, position)
-	SELECT ex.id, v.id, v.n - 1 FROM ex, unnest(ex.venues) WITH ORDINALITY AS v(id, n)
-), lo AS (
-	INSERT INTO event_organizers (event_id, organizer_id, position)
-	SELECT ex.id, o.id, o.n - 1 FROM ex, unnest(ex.organizers) WITH ORDINALITY AS o(id, n)
-), lc AS (
-	INSERT INTO event_categories (event_id, category_id) SELECT ex.id, c.id FROM ex, unnest(ex.categories) AS c(id)
-), lt AS (
-	INSERT INTO event_tags (event_id, tag_id) SELECT ex.id, t.id FROM ex, unnest(ex.tags) AS t(id)
-), lp AS (
-	INSERT INTO event_venue_categories (venue_id, category_id, event_id)
-	SELECT v.id, c.id, ex.id FROM ex, unnest(ex.venues) AS v(id), unnest(ex.categories) AS c(id)
 ), ld AS (
 	INSERT INTO term_count_deltas (taxonomy, term_id, delta)
 	SELECT taxonomy, term_id, count(*) FROM (
@@ -157,6 +146,19 @@ const insertEventsSQL = `WITH x AS (
 		UNION ALL
 		SELECT 'tags', t.id FROM ex, unnest(ex.tags) AS t(id) WHERE ex.status = 'publish'
 	) d GROUP BY taxonomy, term_id
+), lp AS (
+	INSERT INTO event_venue_categories (venue_id, category_id, event_id)
+	SELECT v.id, c.id, ex.id FROM ex, unnest(ex.venues) AS v(id), unnest(ex.categories) AS c(id)
+), lt AS (
+	INSERT INTO event_tags (event_id, tag_id) SELECT ex.id, t.id FROM ex, unnest(ex.tags) AS t(id)
+), lc AS (
+	INSERT INTO event_categories (event_id, category_id) SELECT ex.id, c.id FROM ex, unnest(ex.categories) AS c(id)
+), lo AS (
+	INSERT INTO event_organizers (event_id, organizer_id, position)
+	SELECT ex.id, o.id, o.n - 1 FROM ex, unnest(ex.organizers) WITH ORDINALITY AS o(id, n)
+), lv AS (
+	INSERT INTO event_venues (event_id, venue_id, position)
+	SELECT ex.id, v.id, v.n - 1 FROM ex, unnest(ex.venues) WITH ORDINALITY AS v(id, n)
 ), v AS (
 	UPDATE data_versions SET version = version + 1
 	WHERE shard = COALESCE(

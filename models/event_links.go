@@ -596,20 +596,24 @@ func (s *Store) LinkNewEvent(e *Event, venues, organizers, categories, tags []ui
 		}
 		parts = append(parts, insert+strings.Join(rows, ", "))
 	}
-	add("INSERT INTO event_venues (event_id, venue_id, position) VALUES ", "(?, ?, ?)", len(venues),
-		func(i int) []any { return []any{eventID, venues[i], i} })
-	add("INSERT INTO event_organizers (event_id, organizer_id, position) VALUES ", "(?, ?, ?)", len(organizers),
-		func(i int) []any { return []any{eventID, organizers[i], i} })
-	add("INSERT INTO event_categories (event_id, category_id) VALUES ", "(?, ?)", len(categories),
-		func(i int) []any { return []any{eventID, categories[i]} })
-	add("INSERT INTO event_tags (event_id, tag_id) VALUES ", "(?, ?)", len(tags),
-		func(i int) []any { return []any{eventID, tags[i]} })
-	pairs := EventVenueCategories(eventID, venues, categories)
-	add("INSERT INTO event_venue_categories (venue_id, category_id, event_id) VALUES ", "(?, ?, ?)", len(pairs),
-		func(i int) []any { return []any{pairs[i].VenueID, pairs[i].CategoryID, eventID} })
+	// PostgreSQL fires the main statement's triggers first and then those of each data-modifying CTE in the
+	// reverse of their order here: the links' kept rows are then locked in the order of an update's triggers
+	// (those of venues and organizers, then of categories; see migration 00035), so that a create and an
+	// update of events of one day do not deadlock.
 	deltas := countDeltas(TermLinks{}, after)
 	add("INSERT INTO term_count_deltas (taxonomy, term_id, delta) VALUES ", "(?, ?, ?)", len(deltas),
 		func(i int) []any { return []any{deltas[i].Taxonomy, deltas[i].TermID, deltas[i].Delta} })
+	pairs := EventVenueCategories(eventID, venues, categories)
+	add("INSERT INTO event_venue_categories (venue_id, category_id, event_id) VALUES ", "(?, ?, ?)", len(pairs),
+		func(i int) []any { return []any{pairs[i].VenueID, pairs[i].CategoryID, eventID} })
+	add("INSERT INTO event_tags (event_id, tag_id) VALUES ", "(?, ?)", len(tags),
+		func(i int) []any { return []any{eventID, tags[i]} })
+	add("INSERT INTO event_categories (event_id, category_id) VALUES ", "(?, ?)", len(categories),
+		func(i int) []any { return []any{eventID, categories[i]} })
+	add("INSERT INTO event_organizers (event_id, organizer_id, position) VALUES ", "(?, ?, ?)", len(organizers),
+		func(i int) []any { return []any{eventID, organizers[i], i} })
+	add("INSERT INTO event_venues (event_id, venue_id, position) VALUES ", "(?, ?, ?)", len(venues),
+		func(i int) []any { return []any{eventID, venues[i], i} })
 	parts = append(parts, setLinkListsSQL)
 	args = append(args, lists...)
 	sql := parts[len(parts)-1]
