@@ -65,7 +65,7 @@ type seriesFields struct {
 	RecurrenceText  string          `json:"recurrence_text" doc:"An English summary of the series, e.g. \"Every week on Tuesday and Thursday at 18:00, 10 times\"; \"\" when not recurring."`
 	RecurrenceID    *string         `json:"recurrence_id" schema:"date" doc:"An occurrence's original start (RFC 5545 RECURRENCE-ID), formatted like start_date; null otherwise."`
 	IsException     bool            `json:"is_exception" doc:"Whether this occurrence was edited on its own."`
-	NextOccurrences []OccurrenceRef `json:"next_occurrences,omitempty" doc:"On a series record only: up to 5 upcoming occurrences."`
+	NextOccurrences []OccurrenceRef `json:"next_occurrences,omitempty" doc:"On a series record only: up to 5 upcoming occurrences that the caller may read, cancelled ones (in the trash) left out."`
 }
 
 // OccurrenceRef is one of a series' next occurrences, as its record lists them.
@@ -102,14 +102,16 @@ func seriesShape(e *models.Event, r *EventRecord) {
 	}
 }
 
-// loadNextOccurrences lists the next occurrences of a series record on r, those that start at or after now; when
-// there are any, the list changes once the clock passes the first one's start, a second after it (now is read in
-// whole seconds), which c's answer declares (AnswerExpires).
+// loadNextOccurrences lists the next occurrences of a series record on r: those that start at or after now, are
+// not cancelled (in the trash) and the caller may read. When there are any, the list changes once the clock passes
+// the first one's start, a second after it (now is read in whole seconds), which c's answer declares
+// (AnswerExpires).
 func loadNextOccurrences(c *gin.Context, store *models.Store, e *models.Event, r *EventRecord) error {
 	if e.Series == nil {
 		return nil
 	}
-	next, err := store.OccurrenceEvents(e.ID, RequestTime(c), maxNextOccurrences)
+	next, err := store.OccurrenceEvents(e.ID, RequestTime(c), maxNextOccurrences,
+		models.EventsVisibleTo(models.UserFrom(c.Request.Context())), models.EventsNotTrashed())
 	if err != nil {
 		return err
 	}

@@ -149,6 +149,11 @@ func readableBy(table string, u *User) Scope {
 	}
 }
 
+// EventsNotTrashed keeps events that are not in the trash.
+func EventsNotTrashed() Scope {
+	return func(db *gorm.DB) *gorm.DB { return db.Where("events.status <> ?", StatusTrash) }
+}
+
 // EventsWithStatus keeps events with one of the statuses.
 func EventsWithStatus(statuses ...string) Scope {
 	return func(db *gorm.DB) *gorm.DB {

@@ -145,11 +145,11 @@ func EventsInSeries(id uint64) Scope {
 	}
 }
 
-// OccurrenceEvents returns the occurrences of a series as events (without their links), by start, at most limit
-// of them starting at or after from.
-func (s *Store) OccurrenceEvents(seriesID uint64, from time.Time, limit int) ([]Event, error) {
-	return scanEvents(s.db.Raw(selectEvents+` WHERE events.series_id = ? AND events.id <> ? AND events.start_utc >= ?
-		ORDER BY `+eventOrder+` LIMIT ?`, seriesID, seriesID, from, limit), limit)
+// OccurrenceEvents returns the occurrences of a series that pass scopes (a reader's visibility, say) as events
+// (without their links), by start, at most limit of them starting at or after from.
+func (s *Store) OccurrenceEvents(seriesID uint64, from time.Time, limit int, scopes ...Scope) ([]Event, error) {
+	scopes = append([]Scope{EventsInSeries(seriesID), EventsStartingAtOrAfter(from)}, scopes...)
+	return s.eventsIn(s.orderedEventIDs(scopes).Limit(limit), limit)
 }
 
 // setSeriesFacts sets e's series facts from its occurrence row (nil unless e is an occurrence) and the row of the

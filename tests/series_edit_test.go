@@ -137,6 +137,21 @@ func TestDeletingAnOccurrenceCancelsIt(t *testing.T) {
 	if got := fmt.Sprint(record["recurrence"]); got != "[RRULE:FREQ=WEEKLY;COUNT=10;BYDAY=TU,TH EXDATE:20270304T180000]" {
 		t.Errorf("recurrence after the cancellation: %s", got)
 	}
+	// The series record's next occurrences leave the cancelled one out, and a draft for readers who may not see it.
+	app.updateEvent(t, http.MethodPatch, eventPath(before[3]), token, map[string]any{"status": "draft"})
+	upcoming := []uint64{idOf(t, before[0]), idOf(t, before[2]), idOf(t, before[3]), idOf(t, before[4]), idOf(t, before[5])}
+	for _, reader := range []struct {
+		token string
+		want  []uint64
+	}{
+		{token, upcoming}, {"", append(upcoming[:2:2], idOf(t, before[4]), idOf(t, before[5]), idOf(t, before[6]))},
+	} {
+		next := linkIDs(t, app.Get(eventPath(series), reader.token).ExpectStatus(t, http.StatusOK).JSON(t)["next_occurrences"])
+		if fmt.Sprint(next) != fmt.Sprint(reader.want) {
+			t.Errorf("next occurrences for %q: %v, want %v", reader.token, next, reader.want)
+		}
+	}
+	app.updateEvent(t, http.MethodPatch, eventPath(before[3]), token, map[string]any{"status": "publish"})
 	if n := len(app.seriesList(t, idOf(t, series), "")); n != 9 {
 		t.Errorf("%d occurrences listed after one was cancelled, want 9", n)
 	}
