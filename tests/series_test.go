@@ -466,7 +466,7 @@ func TestASeriesRecordsNextOccurrencesMoveWithTheClock(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	admin := app.Token(models.RoleAdministrator)
-	start := time.Now().UTC().Truncate(time.Second).Add(2 * time.Second)
+	start := time.Now().UTC().Truncate(time.Second).Add(4 * time.Second)
 	series := app.createEvent(t, admin, map[string]any{"title": "Soon", "status": "publish", "timezone": "UTC",
 		"start_date": start.Format(time.DateTime), "end_date": start.Add(time.Hour).Format(time.DateTime),
 		"recurrence": []string{"RRULE:FREQ=DAILY;COUNT=3"}})
@@ -483,7 +483,11 @@ func TestASeriesRecordsNextOccurrencesMoveWithTheClock(t *testing.T) {
 	next()
 	next()
 	hits := cacheMetric(t, app, "hits_total")
-	if got := next(); fmt.Sprint(got) != fmt.Sprint(occurrences) || cacheMetric(t, app, "hits_total") != hits+1 {
+	got := next()
+	if !time.Now().Before(start) {
+		t.Skip("the machine took longer than the first occurrence's four seconds to create and read the series")
+	}
+	if fmt.Sprint(got) != fmt.Sprint(occurrences) || cacheMetric(t, app, "hits_total") != hits+1 {
 		t.Fatalf("before the first occurrence: next occurrences %v (want %v), served from the cache: %v", got,
 			occurrences, cacheMetric(t, app, "hits_total") == hits+1)
 	}
