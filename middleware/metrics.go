@@ -52,7 +52,7 @@ func (m *Metrics) WatchCache(r *Responses) {
 		}, func() float64 { n, _ := r.Size(); return float64(n) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "calendar_response_cache_kept_answers",
-			Help: "Answers the response cache keeps across the writes that cannot change them (single events), of all it holds.",
+			Help: "Answers the response cache keeps across the writes that cannot change them (single events and occurrences), of all it holds.",
 		}, func() float64 { return float64(r.Kept()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "calendar_response_cache_bytes", Help: "Weight of the answers the response cache holds (compressed).",
