@@ -106,11 +106,11 @@ func seriesShape(e *models.Event, r *EventRecord) {
 // not cancelled (in the trash) and the caller may read. When there are any, the list changes once the clock passes
 // the first one's start, a second after it (now is read in whole seconds), which c's answer declares
 // (AnswerExpires).
-func loadNextOccurrences(c *gin.Context, store *models.Store, e *models.Event, r *EventRecord) error {
+func (ec *EventController) loadNextOccurrences(c *gin.Context, e *models.Event, r *EventRecord) error {
 	if e.Series == nil {
 		return nil
 	}
-	next, err := store.OccurrenceEvents(e.ID, RequestTime(c), maxNextOccurrences,
+	next, err := ec.Store.WithContext(c.Request.Context()).OccurrenceEvents(e.ID, RequestTime(c), maxNextOccurrences,
 		models.EventsVisibleTo(models.UserFrom(c.Request.Context())), models.EventsNotTrashed())
 	if err != nil {
 		return err

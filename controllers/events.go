@@ -170,7 +170,7 @@ func (ec *EventController) read(c *gin.Context, ref eventRef, password endpoint.
 		return err
 	}
 	setLastModified(c, eventDates(e)...)
-	if err := loadNextOccurrences(c, ec.Store.WithContext(c.Request.Context()), e, &record); err != nil {
+	if err := ec.loadNextOccurrences(c, e, &record); err != nil {
 		return err
 	}
 	if e.Series == nil {
@@ -253,7 +253,7 @@ func (ec *EventController) Create(c *gin.Context, in *EventCreate) error {
 	shaper := ec.shaper(ec.Site(c), Viewer{User: user})
 	c.Header("Location", shaper.RestURL(e))
 	r := shaper.record(e, false)
-	if err := loadNextOccurrences(c, ec.Store.WithContext(c.Request.Context()), e, &r); err != nil {
+	if err := ec.loadNextOccurrences(c, e, &r); err != nil {
 		return err
 	}
 	return writeEvent(c, http.StatusCreated, r)
@@ -316,7 +316,7 @@ func (ec *EventController) update(c *gin.Context, ref eventRef, in *EventUpdateP
 		return err
 	}
 	r := ec.shaper(ec.Site(c), Viewer{User: user}).record(e, false)
-	if err := loadNextOccurrences(c, ec.Store.WithContext(c.Request.Context()), e, &r); err != nil {
+	if err := ec.loadNextOccurrences(c, e, &r); err != nil {
 		return err
 	}
 	return writeEvent(c, http.StatusOK, r)

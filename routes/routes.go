@@ -375,9 +375,9 @@ func webhookRoutes(app *controllers.App) []endpoint.Route {
 }
 
 // responseCacheBytes and keptAnswerBytes bound the memory of the anonymous response cache, 32 MB in all: answers
-// keyed by data version, and single events kept across writes (about 2 KB each compressed, so some 6,000). The
-// service's soft memory limit (main.go) is set with their sum in mind: more makes the collector run so often that
-// builds slow down (with 16 MB more kept, builds ran at 650–900 a second instead of 1,170–1,370).
+// keyed by data version, and single events and occurrences kept across writes (about 2 KB each compressed, so some
+// 6,000). The service's soft memory limit (main.go) is set with their sum in mind: more makes the collector run so
+// often that builds slow down (with 16 MB more kept, builds ran at 650–900 a second instead of 1,170–1,370).
 const (
 	responseCacheBytes = 20 << 20
 	keptAnswerBytes    = 12 << 20
