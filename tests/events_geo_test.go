@@ -500,3 +500,45 @@ func TestRadiusTotalsFollowEveryWrite(t *testing.T) {
 		ExpectStatus(t, http.StatusOK)
 	expectTotal("deleting a venue", 2)
 }
+
+// A circle of many venues (more than 64) has its page taken from the first kept links of the whole window when
+// enough of them are within the circle, and merged from each venue's first links otherwise: either way every page
+// size pages the circle's events once each, in order, under one total. Here the window starts with 121 events at a
+// venue outside the circle, so that a page of one event finds none of the circle's among the window's first
+// hundred links and merges, and the pages after it find theirs.
+func TestRadiusPagesOfACircleOfManyVenues(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	w := newGeoWorld(t, app)
+	const lat, lng = 41.8781, -87.6298
+	w.place(t, "far", lat+degreesFor(100), lng)
+	for i := range 120 {
+		w.event(t, fmt.Sprintf("far %03d", i), "venue", w.venues["far"])
+	}
+	var want []uint64
+	for i := range 70 {
+		name := fmt.Sprintf("near %02d", i)
+		w.place(t, name, lat+degreesFor(float64(i)/10), lng)
+		want = append(want, w.events[name])
+	}
+	w.event(t, "at two venues", "venue", []any{w.venues["near 00"], w.venues["near 01"]})
+	want = append(want, w.events["at two venues"])
+	circle := "/events?" + centre(lat, lng) + "&geoloc_radius=10&geoloc_unit=km"
+	for _, size := range []int{1, 3, 50} {
+		var paged []uint64
+		for page := 1; len(paged) < len(want); page++ {
+			res := app.Get(fmt.Sprintf("%s&per_page=%d&page=%d", circle, size, page)).ExpectStatus(t, http.StatusOK)
+			if got := res.Header.Get("X-TEC-Total"); got != fmt.Sprint(len(want)) {
+				t.Fatalf("per_page=%d, page %d: X-TEC-Total %s, want %d", size, page, got, len(want))
+			}
+			ids := idsOf(res.JSON(t)["events"])
+			if len(ids) == 0 {
+				t.Fatalf("per_page=%d: page %d is empty after %d events", size, page, len(paged))
+			}
+			paged = append(paged, ids...)
+		}
+		if !slices.Equal(paged, want) {
+			t.Fatalf("per_page=%d pages %v, want %v", size, w.keys(paged), w.keys(want))
+		}
+	}
+}
