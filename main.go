@@ -132,7 +132,7 @@ func serve(ctx context.Context, cfg config.Config, store *models.Store, log *slo
 	sending := make(chan struct{})
 	go func() { defer close(sending); app.Webhooks.Run(ctx) }()
 	maintaining := make(chan struct{})
-	go func() { defer close(maintaining); maintain(ctx, store, cfg.SyncRetention, log) }()
+	go func() { defer close(maintaining); maintain(ctx, store, cfg.SyncRetention, cfg.Timezone, log) }()
 	extending := make(chan struct{})
 	go func() { defer close(extending); jobs.RunHorizon(ctx, store, cfg.RecurrenceHorizon, log) }()
 
@@ -176,20 +176,24 @@ func servePprof(addr string, log *slog.Logger) {
 }
 
 // compactionInterval is how often pending term-count deltas are folded into the counts, queueVacuumInterval how
-// often the webhook queue is vacuumed, statisticsInterval how often the planner statistics are refreshed (SQLite;
-// PostgreSQL's autovacuum does it there).
+// often the webhook queue is vacuumed and the radius window's deltas folded, statisticsInterval how often the
+// planner statistics are refreshed (SQLite; PostgreSQL's autovacuum does it there), venueWindowInterval how often
+// the radius window is moved to today if the day changed.
 const (
 	compactionInterval  = time.Second
 	queueVacuumInterval = 10 * time.Second
 	statisticsInterval  = time.Hour
 	pruneInterval       = 10 * time.Minute
+	venueWindowInterval = time.Minute
 )
 
 // maintain runs the database's housekeeping until ctx ends: it refreshes the planner statistics at start and then
-// hourly, folds term-count deltas into the counts, vacuums the webhook queue, and prunes the change history and
-// the webhook delivery log of what is older than retention. Counts are exact without it (readers add pending
-// deltas); it keeps the delta table, and so the readers' work, small.
-func maintain(ctx context.Context, store *models.Store, retention time.Duration, log *slog.Logger) {
+// hourly, folds term-count deltas into the counts, vacuums the webhook queue, prunes the change history and the
+// webhook delivery log of what is older than retention, and keeps the radius totals' window on today in the site's
+// zone (site). Counts are exact without it (readers add pending deltas, and radius totals in a window not kept count
+// their links); it keeps the readers' work small.
+func maintain(ctx context.Context, store *models.Store, retention time.Duration, site *time.Location,
+	log *slog.Logger) {
 	refresh := func() {
 		if err := store.RefreshStatistics(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("refreshing planner statistics", "error", err)
@@ -206,8 +210,16 @@ func maintain(ctx context.Context, store *models.Store, retention time.Duration,
 		}
 	}
 	prune()
+	keepWindow := func() {
+		if _, err := store.KeepVenueWindow(ctx, time.Now(), site); err != nil && ctx.Err() == nil {
+			log.Warn("moving the radius totals' window", "error", err)
+		}
+	}
+	keepWindow()
 	compaction, statistics := time.NewTicker(compactionInterval), time.NewTicker(statisticsInterval)
 	pruning, queueVacuum := time.NewTicker(pruneInterval), time.NewTicker(queueVacuumInterval)
+	venueWindow := time.NewTicker(venueWindowInterval)
+	defer venueWindow.Stop()
 	defer compaction.Stop()
 	defer statistics.Stop()
 	defer pruning.Stop()
@@ -222,6 +234,11 @@ func maintain(ctx context.Context, store *models.Store, retention time.Duration,
 			if err := store.VacuumWebhookQueue(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("vacuuming the webhook queue", "error", err)
 			}
+			if _, err := store.CompactVenueWindowCounts(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("folding the radius window's counts", "error", err)
+			}
+		case <-venueWindow.C:
+			keepWindow()
 		case <-statistics.C:
 			refresh()
 		case <-compaction.C:

@@ -56,14 +56,12 @@ func (ec *EventController) listDateBounds(in *EventFilters, now time.Time, inval
 		return listBounds{strict: b.strict}
 	}
 	if !in.syncing && b.startsBefore == nil && b.startsAfter == nil && b.endsBefore == nil && b.endsAfter == nil {
+		from, until := models.DefaultWindow(now, site)
 		if b.start == nil {
-			t := startOfDay(now, site)
-			b.start = &t
+			b.start = &from
 		}
 		if b.end == nil {
-			today := now.In(site)
-			t := time.Date(today.Year()+2, today.Month(), today.Day(), 23, 59, 59, 0, site)
-			b.end = &t
+			b.end = &until
 		}
 	}
 	return b

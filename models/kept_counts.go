@@ -8,7 +8,7 @@ import (
 
 // keptCountTriggers are the PostgreSQL triggers that keep event_day_counts, linked_last_starts,
 // linked_published_days, venue_listed_events, category_listed_events, category_day_counts, search_listed_events,
-// search_day_counts, series_listed_gaps and series_gap_days, by table.
+// search_day_counts, series_listed_gaps, series_gap_days and venue_window_counts, by table.
 var keptCountTriggers = map[string][]string{
 	"events": {"event_day_counts_insert", "event_day_counts_update", "event_day_counts_delete",
 		"z1_linked_last_starts_events_update", "venue_listed_events_events_update",
@@ -24,6 +24,7 @@ var keptCountTriggers = map[string][]string{
 	"category_listed_events": {"category_day_counts_insert", "category_day_counts_update",
 		"category_day_counts_delete"},
 	"search_listed_events": {"search_day_counts_insert", "search_day_counts_update", "search_day_counts_delete"},
+	"venue_listed_events":  {"venue_window_counts_insert", "venue_window_counts_update", "venue_window_counts_delete"},
 }
 
 // SetKeptCountTriggers turns the PostgreSQL triggers that keep the list counts (keptCountTriggers) off or on, for a
@@ -128,7 +129,9 @@ func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 			"DELETE FROM series_gap_days",
 			"INSERT INTO series_gap_days (status, day, until_day, n) "+FreshSeriesGapDays,
 			"DELETE FROM search_listed_events", "DELETE FROM search_day_counts",
-			"DELETE FROM kept_searches")
+			"DELETE FROM kept_searches",
+			// The radius window is forgotten too: the service keeps it again (KeepVenueWindow).
+			"DELETE FROM venue_window_counts", "UPDATE venue_window SET from_utc = NULL, until_utc = NULL")
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		for _, q := range statements {

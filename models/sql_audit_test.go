@@ -46,7 +46,7 @@ var reviewedSQL = map[string]string{
 	"search_kept.go:keepSearch":               "its setup statements and dropLeastUsedSearches, literals of search_kept.go; the limit bound",
 	"search_kept.go:listKeptSearch":           "keptSearchPage with a literal condition on everyone or none, Page.literalLimit's clause (a number formatted from the page size and the literal @offset), and as {total} the literal 0 or windowDaysSQL's statement (reviewed under windowDays) with keptSearchDays' literals; every value bound",
 	"linked.go:LinkedDuplicates":              "EqualFold of the literal column name; the name is bound",
-	"term.go:vacuumSmallTables":               "tables is a literal list of table names from VacuumTermCounts and VacuumWebhookQueue",
+	"term.go:vacuumSmallTables":               "tables is a literal list of table names from VacuumTermCounts, VacuumWebhookQueue and CompactVenueWindowCounts",
 	"changes.go:deleteInBatches":              "statement is one of the literal DELETEs of PruneChanges and PruneDeliveries; the cutoff, status and batch size bound",
 	"webhooks.go:ClaimDeliveries":             "a literal WITH … UPDATE … RETURNING with, on PostgreSQL, the literal locking clause; instants and the limit bound",
 	"linked.go:ListLinked":                    "k.table is venues or organizers (venueKind, organizerKind: unexported, fixed)",

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"calendar/models"
 )
@@ -541,4 +542,71 @@ func TestRadiusPagesOfACircleOfManyVenues(t *testing.T) {
 			t.Fatalf("per_page=%d pages %v, want %v", size, w.keys(paged), w.keys(want))
 		}
 	}
+}
+
+// On PostgreSQL a radius total in the default window is summed from counts kept per venue for the window the
+// service moves to today. Until it is moved (the day changed since), the total counts the links, and stays exact;
+// once moved, writes count against the new window; folding the counts' rows of deltas changes no total; and of two
+// instances moving the window at once, one moves it. SQLite counts every total and keeps no window.
+func TestRadiusTotalsStayExactAsTheKeptWindowMoves(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	ctx, tz, keeps := t.Context(), app.Config.Timezone, app.Store.Dialect() == models.Postgres
+	w := newGeoWorld(t, app)
+	const lat, lng = 41.8781, -87.6298
+	w.place(t, "a", lat+degreesFor(1), lng)
+	w.place(t, "b", lat+degreesFor(2), lng)
+	w.event(t, "both", "venue", []any{w.venues["a"], w.venues["b"]})
+	circle := "/events?" + centre(lat, lng) + "&geoloc_radius=10&geoloc_unit=km&per_page=1"
+	expectTotal := func(what string, want int) {
+		t.Helper()
+		if got := app.Get(circle).ExpectStatus(t, http.StatusOK).Header.Get("X-TEC-Total"); got != fmt.Sprint(want) {
+			t.Fatalf("%s: X-TEC-Total %s, want %d", what, got, want)
+		}
+	}
+	moved, err := app.Store.KeepVenueWindow(ctx, time.Now(), tz)
+	if err != nil || moved {
+		t.Fatalf("the window kept at the start moved again (%v, %v)", moved, err)
+	}
+	expectTotal("in the kept window", 3)
+	yesterday := time.Now().AddDate(0, 0, -1)
+	if moved, err := app.Store.KeepVenueWindow(ctx, yesterday, tz); err != nil || moved != keeps {
+		t.Fatalf("moving the window to yesterday: %v, %v", moved, err)
+	}
+	expectTotal("with yesterday's window kept", 3)
+	w.event(t, "later", "venue", w.venues["a"])
+	w.event(t, "far", "venue", w.venues["b"], "start_date", daysFromNow(800, 10), "end_date", daysFromNow(800, 12))
+	// The last day of today's window is past yesterday's.
+	last := time.Now().In(tz).AddDate(2, 0, 0)
+	at := func(hour int) string {
+		return time.Date(last.Year(), last.Month(), last.Day(), hour, 0, 0, 0, tz).Format(dateTimeLayout)
+	}
+	w.event(t, "last day", "venue", w.venues["b"], "start_date", at(10), "end_date", at(12))
+	expectTotal("after writes counted against yesterday's window", 5)
+
+	results := make(chan bool, 2)
+	for range 2 {
+		go func() {
+			moved, err := app.Store.KeepVenueWindow(ctx, time.Now(), tz)
+			if err != nil {
+				t.Errorf("moving the window: %v", err)
+			}
+			results <- moved
+		}()
+	}
+	if first, second := <-results, <-results; first && second {
+		t.Fatal("two instances both moved the window")
+	} else if keeps && !first && !second {
+		t.Fatal("neither instance moved the window")
+	}
+	expectTotal("in the window moved to today", 5)
+	app.updateEvent(t, "POST", fmt.Sprintf("/events/%d", w.events["later"]), w.token,
+		map[string]any{"start_date": daysFromNow(900, 10), "end_date": daysFromNow(900, 12)})
+	app.Do(Request{Method: "DELETE", Path: fmt.Sprintf("/events/%d", w.events["a"]), Token: w.token}).
+		ExpectStatus(t, http.StatusOK)
+	expectTotal("after a move out of the window and a trash", 3)
+	if _, err := app.Store.CompactVenueWindowCounts(ctx); err != nil {
+		t.Fatal(err)
+	}
+	expectTotal("after folding the counts", 3)
 }

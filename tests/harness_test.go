@@ -20,6 +20,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -109,6 +110,10 @@ func startApp(t *testing.T, cfg config.Config, migrate bool) *App {
 	if migrate {
 		if _, err := store.Migrate(context.Background()); err != nil {
 			t.Fatalf("migrating: %v", err)
+		}
+		// As the service does at start: radius totals in the default window are then summed from kept counts.
+		if _, err := store.KeepVenueWindow(context.Background(), time.Now(), cfg.Timezone); err != nil {
+			t.Fatalf("keeping the radius window: %v", err)
 		}
 		t.Cleanup(func() { expectLinkListsMatchLinks(t, store) })
 		t.Cleanup(func() { expectKeptTotalsMatchEvents(t, store) })

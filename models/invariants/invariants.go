@@ -82,13 +82,13 @@ func linkRowsByEvent(db *gorm.DB) (map[uint64][]string, error) {
 	return byEvent, err
 }
 
-// KeptTotals runs DayCounts, LastStarts, LinkedPublishedDays, VenueListedEvents, CategoryListedEvents,
-// CategoryDayCounts, SearchListedEvents, SearchDayCounts, SeriesGapDays and TermCounts.
+// KeptTotals runs DayCounts, LastStarts, LinkedPublishedDays, VenueListedEvents, VenueWindowCounts,
+// CategoryListedEvents, CategoryDayCounts, SearchListedEvents, SearchDayCounts, SeriesGapDays and TermCounts.
 func KeptTotals(db *gorm.DB) ([]string, error) {
 	var problems []string
 	for _, check := range []func(*gorm.DB) ([]string, error){DayCounts, LastStarts, LinkedPublishedDays,
-		VenueListedEvents, CategoryListedEvents, CategoryDayCounts, SearchListedEvents, SearchDayCounts,
-		SeriesGapDays, TermCounts} {
+		VenueListedEvents, VenueWindowCounts, CategoryListedEvents, CategoryDayCounts, SearchListedEvents,
+		SearchDayCounts, SeriesGapDays, TermCounts} {
 		found, err := check(db)
 		if err != nil {
 			return problems, err
@@ -124,6 +124,32 @@ func DayCounts(db *gorm.DB) ([]string, error) {
 		"SELECT 0 AS owner, status, start_day, end_day, n, occurrences AS part FROM event_day_counts "+
 			"WHERE n <> 0 OR occurrences <> 0")
 	return append(problems, counted...), err
+}
+
+// VenueWindowCounts compares the kept counts of the radius window (venue_window_counts, its rows of deltas summed
+// per venue and status, which radius totals in that window are summed from) with a fresh count of the kept venue
+// links of events with one venue in the window venue_window names; with no window named, no count may be kept. It
+// checks nothing on SQLite, which counts radius totals.
+func VenueWindowCounts(db *gorm.DB) ([]string, error) {
+	if db.Dialector.Name() != models.Postgres {
+		return nil, nil
+	}
+	line := func(scan func(...any) error) (string, error) {
+		var venue, n int64
+		var status string
+		err := scan(&venue, &status, &n)
+		return fmt.Sprintf("venue %d %s: %d", venue, status, n), err
+	}
+	kept, err := sortedRows(db, `SELECT venue_id, status, sum(n) FROM venue_window_counts GROUP BY 1, 2
+		HAVING sum(n) <> 0`, line)
+	if err != nil {
+		return nil, err
+	}
+	fresh, err := sortedRows(db, models.FreshVenueWindowCounts, line)
+	if err != nil || slices.Equal(kept, fresh) {
+		return nil, err
+	}
+	return []string{fmt.Sprintf("kept radius window counts %v, fresh from the kept venue links %v", kept, fresh)}, nil
 }
 
 // utcDay is the day of t in days since 1970-01-01, in UTC.

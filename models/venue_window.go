@@ -1,0 +1,88 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// DefaultWindow is the window of a list that chooses no dates: from the start of now's day in the site's zone to
+// the last second of the same day two years ahead.
+func DefaultWindow(now time.Time, site *time.Location) (from, until time.Time) {
+	today := now.In(site)
+	return time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, site),
+		time.Date(today.Year()+2, today.Month(), today.Day(), 23, 59, 59, 0, site)
+}
+
+// KeepVenueWindow makes the window whose radius totals are summed from kept counts (venue_window and
+// venue_window_counts, PostgreSQL) the default window at now, and reports whether it moved it. Moving it counts
+// every kept venue link again, under the exclusive advisory lock the counts' triggers take shared: the count sees
+// every write committed before it, and every later write counts against the new window. Several instances may run
+// it at once: the first moves the window, the others find it moved. On SQLite, which counts radius totals, it does
+// nothing.
+func (s *Store) KeepVenueWindow(ctx context.Context, now time.Time, site *time.Location) (bool, error) {
+	if s.dialect != Postgres {
+		return false, nil
+	}
+	from, until := DefaultWindow(now, site)
+	moved := false
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec("SELECT pg_advisory_xact_lock(venue_window_lock())").Error; err != nil {
+			return err
+		}
+		var kept int64
+		if err := tx.Raw("SELECT count(*) FROM venue_window WHERE from_utc = ? AND until_utc = ?", from, until).
+			Scan(&kept).Error; err != nil || kept > 0 {
+			return err
+		}
+		moved = true
+		window := map[string]any{"from": from, "until": until}
+		if err := tx.Exec("DELETE FROM venue_window_counts").Error; err != nil {
+			return err
+		}
+		if err := tx.Exec("INSERT INTO venue_window_counts (venue_id, status, n) "+freshVenueWindowCounts, window).
+			Error; err != nil {
+			return err
+		}
+		return tx.Exec("UPDATE venue_window SET from_utc = @from, until_utc = @until", window).Error
+	})
+	return moved, err
+}
+
+// freshVenueWindowCounts counts, per venue and status, the kept links of events with one venue in the window from
+// @from to @until: what venue_window_counts keeps.
+const freshVenueWindowCounts = `SELECT venue_id, status, count(*) FROM venue_listed_events
+	WHERE NOT shared AND start_utc >= @from AND end_utc <= @until GROUP BY venue_id, status`
+
+// FreshVenueWindowCounts is freshVenueWindowCounts for the kept window, or no rows when no window is kept: the
+// invariant check compares it with the kept counts summed.
+const FreshVenueWindowCounts = `SELECT venue_id, status, count(*) AS n FROM venue_listed_events, venue_window w
+	WHERE NOT shared AND start_utc >= w.from_utc AND end_utc <= w.until_utc GROUP BY venue_id, status`
+
+// CompactVenueWindowCounts folds the rows of deltas that writes added to venue_window_counts into one row per venue
+// and status, and returns how many rows it wrote. Rows added meanwhile stay as they are: the statement's snapshot
+// does not see them. It holds the window's advisory lock shared, as writers do: a window moved while it folds would
+// keep the folded rows beside the ones counted again. After folding it vacuums the table, as VacuumTermCounts does
+// the term counts' deltas: the radius totals read it by index-only scans. It does nothing on SQLite.
+func (s *Store) CompactVenueWindowCounts(ctx context.Context) (int64, error) {
+	if s.dialect != Postgres {
+		return 0, nil
+	}
+	var folded int64
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec("SELECT pg_advisory_xact_lock_shared(venue_window_lock())").Error; err != nil {
+			return err
+		}
+		res := tx.Exec(`WITH moved AS (DELETE FROM venue_window_counts k WHERE (k.venue_id, k.status) IN
+			(SELECT venue_id, status FROM venue_window_counts GROUP BY 1, 2 HAVING count(*) > 1)
+			RETURNING k.venue_id, k.status, k.n)
+		INSERT INTO venue_window_counts (venue_id, status, n) SELECT venue_id, status, sum(n) FROM moved GROUP BY 1, 2`)
+		folded = res.RowsAffected
+		return res.Error
+	})
+	if err != nil || folded == 0 {
+		return folded, err
+	}
+	return folded, s.vacuumSmallTables(ctx, "venue_window_counts")
+}
