@@ -348,7 +348,8 @@ const (
 
 // listNear returns one page of a window narrowed to a circle, and its total, in one statement (two past the last
 // page): the page from the kept venue links (venue_listed_events) of the venues within the circle (nearPageIDs), the
-// total counted from the same links (nearTotalSQL). Neither reads the events that are not on the page.
+// total from the same links or, in the default window, from counts kept per venue (nearTotal). Neither reads the
+// events that are not on the page.
 func (s *Store) listNear(page Page, w *Window) ([]Event, int64, error) {
 	circle, circleArgs := venuesWithin(s.db, *w.Near)
 	total, totalArgs := s.nearTotal(circle, circleArgs, w)
@@ -443,8 +444,9 @@ const nearPageProbed = `WITH v AS MATERIALIZED (SELECT v.id FROM venues v WHERE 
 	ORDER BY q.start_utc, q.event_id {limit}`
 
 // The probe's bounds: it runs for circles of more than nearProbeVenues venues (merging each venue's first links
-// costs about as much as probing a thousand links at 64 venues), and reads nearProbePerEvent links for each event
-// the page reaches: enough when one link of the window in a hundred is within the circle.
+// costs about as much as probing a thousand links at 64 venues) and pages that reach no further than
+// nearProbeMaxReach events, and reads nearProbePerEvent links for each event the page reaches: enough when one link
+// of the window in a hundred is within the circle.
 const (
 	nearProbeVenues   = 64
 	nearProbePerEvent = 100
