@@ -19,8 +19,9 @@ func DefaultWindow(now time.Time, site *time.Location) (from, until time.Time) {
 // venue_window_counts, PostgreSQL) the default window at now, and reports whether it moved it. Moving it counts
 // every kept venue link again, under the exclusive advisory lock the counts' triggers take shared: the count sees
 // every write committed before it, and every later write counts against the new window. Several instances may run
-// it at once: the first moves the window, the others find it moved. On SQLite, which counts radius totals, it does
-// nothing.
+// it at once: the first moves the window, the others find it moved. It moves the window forward only, so that an
+// instance whose day starts earlier (another zone, a clock behind) leaves it to the others rather than moving it
+// back and forth. On SQLite, which counts radius totals, it does nothing.
 func (s *Store) KeepVenueWindow(ctx context.Context, now time.Time, site *time.Location) (bool, error) {
 	if s.dialect != Postgres {
 		return false, nil
@@ -32,7 +33,7 @@ func (s *Store) KeepVenueWindow(ctx context.Context, now time.Time, site *time.L
 			return err
 		}
 		var kept int64
-		if err := tx.Raw("SELECT count(*) FROM venue_window WHERE from_utc = ? AND until_utc = ?", from, until).
+		if err := tx.Raw("SELECT count(*) FROM venue_window WHERE from_utc >= ?", from).
 			Scan(&kept).Error; err != nil || kept > 0 {
 			return err
 		}

@@ -546,8 +546,9 @@ func TestRadiusPagesOfACircleOfManyVenues(t *testing.T) {
 
 // On PostgreSQL a radius total in the default window is summed from counts kept per venue for the window the
 // service moves to today. Until it is moved (the day changed since), the total counts the links, and stays exact;
-// once moved, writes count against the new window; folding the counts' rows of deltas changes no total; and of two
-// instances moving the window at once, one moves it. SQLite counts every total and keeps no window.
+// once moved, writes count against the new window; folding the counts' rows of deltas changes no total; of two
+// instances moving the window at once, one moves it; and none moves it back to an earlier day. SQLite counts every
+// total and keeps no window.
 func TestRadiusTotalsStayExactAsTheKeptWindowMoves(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
@@ -570,6 +571,14 @@ func TestRadiusTotalsStayExactAsTheKeptWindowMoves(t *testing.T) {
 	}
 	expectTotal("in the kept window", 3)
 	yesterday := time.Now().AddDate(0, 0, -1)
+	if moved, err := app.Store.KeepVenueWindow(ctx, yesterday, tz); err != nil || moved {
+		t.Fatalf("the window moved back to yesterday (%v, %v)", moved, err)
+	}
+	// A database rebuilt keeps no window, as a new one: the window is then moved to a day that started earlier.
+	if err := app.Store.RebuildKeptCounts(ctx); err != nil {
+		t.Fatal(err)
+	}
+	expectTotal("with no window kept", 3)
 	if moved, err := app.Store.KeepVenueWindow(ctx, yesterday, tz); err != nil || moved != keeps {
 		t.Fatalf("moving the window to yesterday: %v, %v", moved, err)
 	}
