@@ -502,3 +502,97 @@ func TestConcurrentRelinksAndRemovalsKeepLinkListsTrue(t *testing.T) {
 	t.Logf("%d rounds of %d simultaneous relinks and removals of linked records: every event's link lists matched "+
 		"its link rows", rounds, writers)
 }
+
+// Moving the radius window (PostgreSQL) while writers create, move, relink, trash and delete events at its venues,
+// and folding its counts among them, as each instance's housekeeping does: every move sees the writes committed
+// before it and every later write counts against the new window, so the kept counts equal a fresh count after every
+// round (the window moves a day forward each round, across the events' days), no write fails, and once the window
+// is today's the radius total is the events counted. On SQLite the moves do nothing and the total is counted.
+func TestConcurrentWritesWhileTheRadiusWindowMovesKeepItsCountsExact(t *testing.T) {
+	app := NewApp(t)
+	w := newGeoWorld(t, app)
+	const lat, lng = 41.8781, -87.6298
+	for i := range 3 {
+		name := fmt.Sprintf("venue %d", i)
+		w.venues[name] = app.post(t, w.token, "/venues", map[string]any{"venue": name,
+			"geo_lat": lat + degreesFor(float64(i+1)), "geo_lng": lng})
+	}
+	venue := func(i int) any { return w.venues[fmt.Sprintf("venue %d", i%3)] }
+	const n = 12
+	rounds := concurrencyRounds(t)
+	for r := range rounds {
+		// Round r moves the window to the day `from` days from now; its events start from the day before (which the
+		// window it leaves holds and the new one does not) to two days after.
+		from := r - rounds - 2
+		day := func(i int) int { return from + i%4 - 1 }
+		// Starts every four hours, so that each of the round's moves (below) passes some of them.
+		body := func(title string, i, days int) map[string]any {
+			hour := 2 + 4*(i%6)
+			return map[string]any{"title": title, "start_date": daysFromNow(days, hour),
+				"end_date": daysFromNow(days, hour+1), "venue": venue(i)}
+		}
+		events := make([]map[string]any, n)
+		for i := range events {
+			events[i] = app.createEvent(t, w.token, body(fmt.Sprintf("Near %d-%d", r, i), i, day(i)))
+		}
+		answers := make([]answer, 3*n)
+		concurrently(t, app, 3*n+2, func(i int) {
+			ctx := context.Background()
+			switch {
+			case i == 3*n:
+				// Seven moves forward among the writers, four hours at a time: the start of the same day in zones
+				// further and further west.
+				for h := 12; h >= -12; h -= 4 {
+					zone := time.FixedZone("", h*3600)
+					if _, err := app.Store.KeepVenueWindow(ctx, time.Now().AddDate(0, 0, from), zone); err != nil {
+						t.Errorf("round %d: moving the window: %v", r, err)
+					}
+				}
+				return
+			case i == 3*n+1:
+				if _, err := app.Store.CompactVenueWindowCounts(ctx); err != nil {
+					t.Errorf("round %d: folding the window's counts: %v", r, err)
+				}
+				return
+			}
+			e := events[i%n]
+			var req Request
+			switch i / n {
+			case 0: // a third moves events a day or relinks them
+				change := body("", i+1, day(i))
+				delete(change, "title")
+				if i%2 == 0 {
+					change = map[string]any{"venue": []any{venue(i + 1), venue(i + 2)}}
+				}
+				req = Request{Method: http.MethodPatch, Path: eventPath(e), Token: w.token, Body: change}
+			case 1: // a third trashes or deletes
+				req = Request{Method: http.MethodDelete, Path: eventPath(e), Token: w.token}
+				if i%3 == 0 {
+					req.Path += "?force=true"
+				}
+			default: // a third creates
+				req = Request{Method: http.MethodPost, Path: "/events", Token: w.token,
+					Body: body(fmt.Sprintf("New %d-%d", r, i), i, day(i))}
+			}
+			answers[i] = app.doRecord(req)
+		})
+		for i, a := range answers[:3*n] {
+			if a.status >= 500 || (a.status >= 300 && a.status != http.StatusNotFound && a.status != http.StatusGone) {
+				t.Errorf("round %d: request %d answered %d", r, i, a.status)
+			}
+		}
+		expectKeptTotalsMatchEvents(t, app.Store)
+	}
+	if _, err := app.Store.KeepVenueWindow(t.Context(), time.Now(), app.Config.Timezone); err != nil {
+		t.Fatal(err)
+	}
+	// Today's window sums its kept counts; its one page lists the events themselves.
+	for i := range 3 {
+		app.createEvent(t, w.token, eventBody(fmt.Sprintf("Ahead %d", i), i+1, "venue", venue(i)))
+	}
+	res := app.Get("/events?"+centre(lat, lng)+"&geoloc_radius=10&geoloc_unit=km&per_page=50").
+		ExpectStatus(t, http.StatusOK)
+	if listed := len(idsOf(res.JSON(t)["events"])); res.Header.Get("X-TEC-Total") != fmt.Sprint(listed) || listed == 0 {
+		t.Fatalf("today's window: X-TEC-Total %s, %d events listed", res.Header.Get("X-TEC-Total"), listed)
+	}
+}
