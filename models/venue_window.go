@@ -38,26 +38,20 @@ func (s *Store) KeepVenueWindow(ctx context.Context, now time.Time, site *time.L
 			return err
 		}
 		moved = true
-		window := map[string]any{"from": from, "until": until}
+		if err := tx.Exec("UPDATE venue_window SET from_utc = ?, until_utc = ?", from, until).Error; err != nil {
+			return err
+		}
 		if err := tx.Exec("DELETE FROM venue_window_counts").Error; err != nil {
 			return err
 		}
-		if err := tx.Exec("INSERT INTO venue_window_counts (venue_id, status, n) "+freshVenueWindowCounts, window).
-			Error; err != nil {
-			return err
-		}
-		return tx.Exec("UPDATE venue_window SET from_utc = @from, until_utc = @until", window).Error
+		return tx.Exec("INSERT INTO venue_window_counts (venue_id, status, n) " + FreshVenueWindowCounts).Error
 	})
 	return moved, err
 }
 
-// freshVenueWindowCounts counts, per venue and status, the kept links of events with one venue in the window from
-// @from to @until: what venue_window_counts keeps.
-const freshVenueWindowCounts = `SELECT venue_id, status, count(*) FROM venue_listed_events
-	WHERE NOT shared AND start_utc >= @from AND end_utc <= @until GROUP BY venue_id, status`
-
-// FreshVenueWindowCounts is freshVenueWindowCounts for the kept window, or no rows when no window is kept: the
-// invariant check compares it with the kept counts summed.
+// FreshVenueWindowCounts counts, per venue and status, the kept links of events with one venue in the window
+// venue_window names (no rows when it names none): what venue_window_counts keeps, which KeepVenueWindow counts
+// with it and the invariant check compares with it.
 const FreshVenueWindowCounts = `SELECT venue_id, status, count(*) AS n FROM venue_listed_events, venue_window w
 	WHERE NOT shared AND start_utc >= w.from_utc AND end_utc <= w.until_utc GROUP BY venue_id, status`
 
