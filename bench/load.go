@@ -39,6 +39,9 @@ type scenario struct {
 	// start from a service that keeps what their requests need and from a response cache that holds their
 	// answers, as a long-running service's would.
 	prime []string
+	// kept, when set, counts what the service keeps for the primed requests (the searches it keeps at their
+	// second ask, one at a time): priming goes on while a pass makes it grow.
+	kept func(ctx context.Context) int64
 	// custom, when set, runs the scenario in place of the load generator's loop (set-up, paced writes, checks) and
 	// returns its rows.
 	custom func(ctx context.Context, g *loadGenerator) ([]Result, error)
@@ -91,9 +94,11 @@ type Result struct {
 	Stale         int64    `json:"stale,omitempty"`
 	StaleExamples []string `json:"stale_examples,omitempty"`
 	// PrimeSeconds is how long the last pass that built every one of the mixed readers' distinct requests took,
-	// before the warm-up, and PrimePasses how many such passes priming made (see loadGenerator.prime).
+	// before the warm-up, PrimePasses how many such passes priming made, and PrimeKept how many searches the
+	// service kept when it ended (see loadGenerator.prime).
 	PrimeSeconds float64 `json:"prime_seconds,omitempty"`
 	PrimePasses  int     `json:"prime_passes,omitempty"`
+	PrimeKept    int64   `json:"prime_kept,omitempty"`
 	// Missed counts the writes the mixed scenario\'s writer could not start on time, every lane being busy.
 	Missed int64          `json:"missed,omitempty"`
 	Target *TargetFigures `json:"target,omitempty"`
@@ -144,7 +149,7 @@ func (g *loadGenerator) run(ctx context.Context, sc scenario) (Result, *Result) 
 		bodyBytes int64
 		wg        sync.WaitGroup
 	)
-	primed := g.prime(ctx, sc.prime)
+	primed := g.prime(ctx, sc.prime, sc.kept)
 	ctx, cancel := context.WithTimeout(ctx, g.warmup+g.duration)
 	defer cancel()
 	time.AfterFunc(g.warmup, func() { measuring.Store(true) })
@@ -195,7 +200,8 @@ func (g *loadGenerator) run(ctx context.Context, sc scenario) (Result, *Result) 
 	}
 	slices.Sort(latencies)
 	res := Result{Scenario: sc.name, Requests: int64(len(latencies)), Errors: errors, Seconds: seconds, Statuses: statuses,
-		Write: sc.write, PrimeSeconds: primed.lastBuild.Seconds(), PrimePasses: primed.buildPasses}
+		Write: sc.write, PrimeSeconds: primed.lastBuild.Seconds(), PrimePasses: primed.buildPasses,
+		PrimeKept: max(primed.kept, 0)}
 	if len(latencies) > 0 {
 		res.RPS = float64(len(latencies)) / seconds
 		res.P50ms = percentile(latencies, 0.50)
@@ -226,30 +232,40 @@ func (g *loadGenerator) send(ctx context.Context, r request) (int, int64, error)
 
 // primeSettled and maxBuildPasses bound the passes that settle what the service keeps for the readers' mix before
 // its cache is filled: passes that build every answer go on while one is at least a tenth faster than the one
-// before it (a search is kept at its second ask, one at a time, so a fresh service keeps searches for several
-// passes), at most maxBuildPasses of them.
+// before it, or adds to what the service keeps (a search is kept at its second ask, one at a time, so a fresh
+// service keeps searches for several passes: at a million events a pass keeps a few hundred of them), at most
+// maxBuildPasses of them.
 const (
 	primeSettled   = 0.9
 	maxBuildPasses = 10
 )
 
-// priming is what priming took: how many passes built every answer, and how long the last of them took.
+// priming is what priming took: how many passes built every answer, how long the last of them took, and what the
+// service kept at the end (-1: not counted).
 type priming struct {
 	buildPasses int
 	lastBuild   time.Duration
+	kept        int64
 }
 
 // prime brings the service to the state a long-running one serving paths would be in, and returns what it took:
 // passes that build every answer (each request with a parameter the service ignores, new for each pass) until
-// they stop getting faster, then each path twice, which stores every answer in the response cache.
-func (g *loadGenerator) prime(ctx context.Context, paths []string) priming {
-	var p priming
+// they stop getting faster and kept (when not nil) stops growing, then each path twice, which stores every answer
+// in the response cache.
+func (g *loadGenerator) prime(ctx context.Context, paths []string, kept func(context.Context) int64) priming {
+	p := priming{kept: -1}
 	if len(paths) == 0 {
 		return p
 	}
+	if kept == nil {
+		kept = func(context.Context) int64 { return -1 }
+	}
+	p.kept = kept(ctx)
 	for p.buildPasses < maxBuildPasses && ctx.Err() == nil {
 		took := g.askAll(ctx, ignoredParameter(paths, "prime="+strconv.Itoa(p.buildPasses)))
-		settled := p.buildPasses > 0 && took.Seconds() >= primeSettled*p.lastBuild.Seconds()
+		before := p.kept
+		p.kept = kept(ctx)
+		settled := p.buildPasses > 0 && took.Seconds() >= primeSettled*p.lastBuild.Seconds() && p.kept <= before
 		p.buildPasses, p.lastBuild = p.buildPasses+1, took
 		if settled {
 			break

@@ -150,8 +150,13 @@ func runBench(ctx context.Context, o options) error {
 		return fmt.Errorf("the mixed readers have %d distinct requests, fewer than %d", len(reads), minMixedRequests)
 	}
 	log.Printf("mixed readers spread over %d distinct requests", len(reads))
+	kept, closeKept, err := keptSearchCounter(dbURL)
+	if err != nil {
+		return err
+	}
+	defer closeKept()
 	for _, rate := range mixedWriteRates {
-		all = append(all, mixedScenario(su.fixtures, reads, rate, su.token))
+		all = append(all, mixedScenario(su.fixtures, reads, rate, su.token, kept))
 	}
 	hooks := newHookBench(o.webhooks, su.fixtures, su.token)
 	defer hooks.close()
@@ -186,8 +191,8 @@ func runBench(ctx context.Context, o options) error {
 		}
 		r, writes := gen.run(ctx, sc)
 		if r.PrimeSeconds > 0 {
-			log.Printf("primed %d distinct reads: %d passes building every answer, the last in %.1fs (%.0f builds/s)",
-				len(sc.prime), r.PrimePasses, r.PrimeSeconds, float64(len(sc.prime))/r.PrimeSeconds)
+			log.Printf("primed %d distinct reads: %d passes building every answer, the last in %.1fs (%.0f builds/s); %d searches kept",
+				len(sc.prime), r.PrimePasses, r.PrimeSeconds, float64(len(sc.prime))/r.PrimeSeconds, r.PrimeKept)
 		}
 		if baseline.RPS > 0 {
 			r.RatioToStatic = r.RPS / baseline.RPS

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"calendar/models"
 )
 
 // mixedWriteRates are the writes per second the mixed scenario runs at, one scenario each.
@@ -82,18 +84,40 @@ func mixedReads(f fixtures) []string {
 }
 
 // mixedScenario is the readers of mixedReads while a writer runs at rate writes a second.
-func mixedScenario(f fixtures, reads []string, rate int, token string) scenario {
+// kept counts what the service keeps for them (see keptSearchCounter).
+func mixedScenario(f fixtures, reads []string, rate int, token string, kept func(context.Context) int64) scenario {
 	rngs := make([]*rand.Rand, 1024)
 	for i := range rngs {
 		rngs[i] = rand.New(rand.NewPCG(uint64(i), 26))
 	}
-	sc := scenario{name: mixedName(rate), prime: reads, next: func(w, _ int) request {
+	sc := scenario{name: mixedName(rate), prime: reads, kept: kept, next: func(w, _ int) request {
 		return request{method: "GET", path: reads[rngs[w%len(rngs)].IntN(len(reads))]}
 	}}
 	if rate > 0 {
 		sc.writer = &mixedWriter{rate: rate, token: token, fixtures: f}
 	}
 	return sc
+}
+
+// keptSearchCounter returns a count of the searches the service keeps (PostgreSQL only: nil on SQLite, which
+// counts every search), read from the benchmark's database, and what closes its connection. The mixed readers ask
+// for hundreds of distinct searches; a fresh service keeps each at its second ask, one at a time.
+func keptSearchCounter(dbURL string) (func(context.Context) int64, func(), error) {
+	if strings.HasPrefix(dbURL, "sqlite:") {
+		return nil, func() {}, nil
+	}
+	store, err := models.Open(models.Postgres, dbURL, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	count := func(ctx context.Context) int64 {
+		var n int64
+		if store.DB().WithContext(ctx).Raw("SELECT count(*) FROM kept_searches").Scan(&n).Error != nil {
+			return -1
+		}
+		return n
+	}
+	return count, func() { _ = store.Close() }, nil
 }
 
 // mixedWriter writes at rate writes a second, open loop: each tick hands the next write to an idle lane. A lane
