@@ -122,9 +122,12 @@ func webhookEventRecords(a *App, tx *models.Store, site Site, recs *recordsOfKin
 	}
 	shaper := (&EventController{App: a}).shaper(site, Viewer{User: webhookAdmin})
 	for i := range events {
-		if err := putShape(out, models.ChangeEvent, events[i].ID, shaper.listRecord(&events[i])); err != nil {
+		r := shaper.listRecord(&events[i])
+		raw, err := r.appendJSON(make([]byte, 0, recordSizeHint)) // json.Marshal would compact it again
+		if err != nil {
 			return err
 		}
+		out[jobs.RecordKey{Kind: models.ChangeEvent, ID: events[i].ID}] = raw
 	}
 	return nil
 }

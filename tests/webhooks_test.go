@@ -279,8 +279,15 @@ func TestWebhookDeliveriesAreSignedAndInOrder(t *testing.T) {
 	for _, r := range all {
 		switch r.msg.Type {
 		case "event.created":
-			if r.msg.Data["id"] != ev["id"] || r.msg.Data["description"] == nil || r.msg.OccurredAt == "" {
+			if r.msg.Data["id"] != ev["id"] || r.msg.Data["description"] == nil {
 				t.Errorf("event.created carries %v", r.msg.Data)
+			}
+			if at, err := time.Parse("2006-01-02 15:04:05", r.msg.OccurredAt); err != nil || time.Since(at).Abs() > time.Hour {
+				t.Errorf("event.created occurred_at %q, want the UTC time of the create (%v)", r.msg.OccurredAt, err)
+			}
+			var top map[string]json.RawMessage
+			if _ = json.Unmarshal(r.body, &top); top["changed"] != nil {
+				t.Errorf("event.created carries changed: %s", top["changed"])
 			}
 		case "event.updated":
 			if r.msg.Data["title"] != "Launch party" && r.msg.Data["status"] != "trash" {

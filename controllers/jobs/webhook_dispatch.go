@@ -103,40 +103,42 @@ func recordChanges(changes []models.Change) []*recordChange {
 	return order
 }
 
-// payload is the delivery type of a record's changes and what its deliveries carry besides id and type.
+// payload is the delivery type of a record's changes and what its deliveries carry besides id and type: an object
+// of occurred_at, data (the shaped record, spliced as it is: encoding/json would validate and compact it again)
+// and, for an update, the fields that changed.
 func (s *WebhookSender) payload(rc *recordChange, data map[RecordKey]json.RawMessage) (string, string, bool) {
-	body := struct {
-		OccurredAt string          `json:"occurred_at"`
-		Data       json.RawMessage `json:"data"`
-		Changed    []string        `json:"changed,omitempty"`
-	}{OccurredAt: time.Unix(rc.at, 0).UTC().Format("2006-01-02 15:04:05")}
 	shaped, ok := data[rc.RecordKey]
 	op := "updated"
+	var changed []string
 	switch {
 	case rc.Deleted && rc.created:
 		return "", "", false // created and deleted within the batch: nothing to tell
 	case !ok:
 		return "", "", false // deleted by a change of a later batch, which tells it
 	case rc.Deleted:
-		op, body.Data = "deleted", shaped
+		op = "deleted"
 	case rc.created:
-		op, body.Data = "created", shaped
+		op = "created"
 	default:
-		body.Data, body.Changed = shaped, s.shapes.Fields(rc.columns)
+		changed = s.shapes.Fields(rc.columns)
 		var status struct {
 			Status string `json:"status"`
 		}
 		if json.Unmarshal(shaped, &status) == nil && status.Status == models.StatusTrash &&
-			slices.Contains(body.Changed, "status") {
+			slices.Contains(changed, "status") {
 			op = "deleted" // moved to the trash: the record, as an administrator reads it, has status trash
 		}
-		if body.Changed == nil {
-			body.Changed = []string{}
+	}
+	body := make([]byte, 0, len(shaped)+128)
+	body = append(body, `{"occurred_at":"`...)
+	body = time.Unix(rc.at, 0).UTC().AppendFormat(body, "2006-01-02 15:04:05")
+	body = append(append(body, `","data":`...), shaped...)
+	if len(changed) > 0 {
+		names, err := json.Marshal(changed)
+		if err != nil {
+			return "", "", false
 		}
+		body = append(append(body, `,"changed":`...), names...)
 	}
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return "", "", false
-	}
-	return rc.Kind.Name() + "." + op, string(raw), true
+	return rc.Kind.Name() + "." + op, string(append(body, '}')), true
 }
