@@ -619,3 +619,52 @@ func TestRadiusTotalsStayExactAsTheKeptWindowMoves(t *testing.T) {
 	}
 	expectTotal("after folding the counts", 3)
 }
+
+// A writer's venue link is counted against the window its trigger read. Moving the window while that write is
+// uncommitted would count again without it, and its count would then land on the moved window: the move waits
+// for the writers in flight (the advisory lock their triggers take shared), and counts what they committed.
+func TestAWindowMoveWaitsForTheVenueLinksBeingWritten(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	if app.Store.Dialect() != models.Postgres {
+		t.Skip("radius totals are summed from a kept window on PostgreSQL only")
+	}
+	ctx, tz, now := t.Context(), app.Config.Timezone, time.Now().Truncate(time.Second)
+	w := newGeoWorld(t, app)
+	const lat, lng = 41.8781, -87.6298
+	w.place(t, "a", lat, lng)
+	w.event(t, "moved back", "venue", w.venues["a"])
+	if err := app.Store.RebuildKeptCounts(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if moved, err := app.Store.KeepVenueWindow(ctx, now.Add(-48*time.Hour), tz); err != nil || !moved {
+		t.Fatalf("keeping the window of the day before yesterday: %v, %v", moved, err)
+	}
+	// A writer moves the event to yesterday: within the kept window, before today's.
+	tx := app.Store.DB().Begin()
+	defer tx.Rollback()
+	if err := tx.Exec("UPDATE events SET start_utc = ?, end_utc = ? WHERE id = ?", now.Add(-30*time.Hour),
+		now.Add(-29*time.Hour), w.events["moved back"]).Error; err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := app.Store.KeepVenueWindow(ctx, now, tz)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the window moved while a venue link counted against the old one was uncommitted (%v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := tx.Commit().Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	circle := "/events?" + centre(lat, lng) + "&geoloc_radius=10&geoloc_unit=km"
+	if got := app.Get(circle).ExpectStatus(t, http.StatusOK).Header.Get("X-TEC-Total"); got != "1" {
+		t.Fatalf("X-TEC-Total %s in today's window, want 1: the event moved to yesterday was counted in it", got)
+	}
+}
