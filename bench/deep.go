@@ -62,11 +62,7 @@ func deepPagesSummary(w io.Writer, r Report) {
 		return
 	}
 	times := first.RPS / deep.RPS
-	mark := "met"
-	if times > deepPagesAsked {
-		mark = "MISSED"
-	}
 	fmt.Fprintf(w, "\ndeep pages of the default list: %.0f req/s (p99 %.1f ms) against page 1's %.0f (p99 %.1f ms): "+
 		"%.2f× page 1's cost (asked ≤ %.0f×): %s\n", deep.RPS, deep.P99ms, first.RPS, first.P99ms, times,
-		deepPagesAsked, mark)
+		deepPagesAsked, metOrMissed(times <= deepPagesAsked))
 }

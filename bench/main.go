@@ -331,6 +331,7 @@ func printReport(w io.Writer, r Report) {
 	}
 	_ = tw.Flush()
 	deepPagesSummary(w, r)
+	mixedSummary(w, r)
 	if r.ChangeTracking != nil {
 		r.ChangeTracking.print(w)
 	}

@@ -546,6 +546,7 @@ func (l *LagFigures) print(w io.Writer) {
 		l.BadSignatures, l.WaitedSeconds)
 }
 
+// metOrMissed marks a figure against what was asked of it.
 func metOrMissed(met bool) string {
 	if met {
 		return "met"
