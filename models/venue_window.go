@@ -21,21 +21,24 @@ func DefaultWindow(now time.Time, site *time.Location) (from, until time.Time) {
 // every write committed before it, and every later write counts against the new window. Several instances may run
 // it at once: the first moves the window, the others find it moved. It moves the window forward only, so that an
 // instance whose day starts earlier (another zone, a clock behind) leaves it to the others rather than moving it
-// back and forth. On SQLite, which counts radius totals, it does nothing.
+// back and forth. The service calls it every minute: a window already moved is read without the lock, which
+// writers of venue links would otherwise queue behind each time. On SQLite, which counts radius totals, it does
+// nothing.
 func (s *Store) KeepVenueWindow(ctx context.Context, now time.Time, site *time.Location) (bool, error) {
 	if s.dialect != Postgres {
 		return false, nil
 	}
 	from, until := DefaultWindow(now, site)
+	if kept, err := windowKeptFrom(s.db.WithContext(ctx), from); err != nil || kept {
+		return false, err
+	}
 	moved := false
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Exec("SELECT pg_advisory_xact_lock(venue_window_lock())").Error; err != nil {
 			return err
 		}
-		var kept int64
-		if err := tx.Raw("SELECT count(*) FROM venue_window WHERE from_utc >= ?", from).
-			Scan(&kept).Error; err != nil || kept > 0 {
-			return err
+		if kept, err := windowKeptFrom(tx, from); err != nil || kept {
+			return err // another instance moved it meanwhile
 		}
 		moved = true
 		if err := tx.Exec("UPDATE venue_window SET from_utc = ?, until_utc = ?", from, until).Error; err != nil {
@@ -47,6 +50,13 @@ func (s *Store) KeepVenueWindow(ctx context.Context, now time.Time, site *time.L
 		return tx.Exec("INSERT INTO venue_window_counts (venue_id, status, n) " + FreshVenueWindowCounts).Error
 	})
 	return moved, err
+}
+
+// windowKeptFrom tells whether venue_window already starts at from or later.
+func windowKeptFrom(db *gorm.DB, from time.Time) (bool, error) {
+	var kept int64
+	err := db.Raw("SELECT count(*) FROM venue_window WHERE from_utc >= ?", from).Scan(&kept).Error
+	return kept > 0, err
 }
 
 // FreshVenueWindowCounts counts, per venue and status, the kept links of events with one venue in the window
