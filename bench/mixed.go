@@ -393,20 +393,21 @@ func writerRun(ctx context.Context, g *loadGenerator, sc scenario, measuring fun
 	return func() writerOutcome { wg.Wait(); return out }
 }
 
-// mixedAsked are the figures asked of the mixed scenario at a calendar's size: reads at one and at ten writes a
-// second as shares of reads with none, the p99 of reads at ten writes a second, and the p99 of the writes.
-type mixedAsked struct {
-	oneWrite, tenWrites float64
-	readP99, writeP99   float64
-}
+// The figures asked of the mixed scenario: reads at one and at ten writes a second as shares of reads with none,
+// at every size; the p99 of reads at ten writes a second and of the writes depend on the calendar's size
+// (mixedP99sAsked).
+const (
+	mixedOneWriteAsked  = 0.70
+	mixedTenWritesAsked = 0.40
+)
 
-// mixedAskedAt is what is asked at events: the figures of a million events from a million on, those of 100,000
-// below.
-func mixedAskedAt(events int) mixedAsked {
+// mixedP99sAsked are the p99s asked of reads at ten writes a second and of the writes, in ms: those of a million
+// events from a million on, those of 100,000 below.
+func mixedP99sAsked(events int) (reads, writes float64) {
 	if events >= 1_000_000 {
-		return mixedAsked{oneWrite: 0.70, tenWrites: 0.40, readP99: 120, writeP99: 150}
+		return 120, 150
 	}
-	return mixedAsked{oneWrite: 0.70, tenWrites: 0.40, readP99: 60, writeP99: 100}
+	return 60, 100
 }
 
 // mixedSummary prints, for a run of the three mixed rates, the figures asked of them: reads at one and ten writes
@@ -420,16 +421,16 @@ func mixedSummary(w io.Writer, r Report) {
 	if none == nil || one == nil || ten == nil || none.RPS == 0 {
 		return
 	}
-	asked := mixedAskedAt(r.Events)
+	readP99, writeP99 := mixedP99sAsked(r.Events)
 	fmt.Fprintf(w, "\nmixed reads at 1 write/s: %.0f%% of those with none (asked ≥ %.0f%%): %s\n",
-		100*one.RPS/none.RPS, 100*asked.oneWrite, metOrMissed(one.RPS/none.RPS >= asked.oneWrite))
+		100*one.RPS/none.RPS, 100*mixedOneWriteAsked, metOrMissed(one.RPS/none.RPS >= mixedOneWriteAsked))
 	fmt.Fprintf(w, "mixed reads at 10 writes/s: %.0f%% of those with none (asked ≥ %.0f%%): %s; p99 %.1f ms (asked ≤ %.0f ms): %s\n",
-		100*ten.RPS/none.RPS, 100*asked.tenWrites, metOrMissed(ten.RPS/none.RPS >= asked.tenWrites),
-		ten.P99ms, asked.readP99, metOrMissed(ten.P99ms <= asked.readP99))
+		100*ten.RPS/none.RPS, 100*mixedTenWritesAsked, metOrMissed(ten.RPS/none.RPS >= mixedTenWritesAsked),
+		ten.P99ms, readP99, metOrMissed(ten.P99ms <= readP99))
 	for _, rate := range []int{1, 10} {
 		if writes := byName[mixedName(rate)+" writes"]; writes != nil {
 			fmt.Fprintf(w, "mixed writes at %d/s: p99 %.1f ms (asked ≤ %.0f ms): %s\n", rate, writes.P99ms,
-				asked.writeP99, metOrMissed(writes.P99ms <= asked.writeP99))
+				writeP99, metOrMissed(writes.P99ms <= writeP99))
 		}
 	}
 }

@@ -519,7 +519,7 @@ func TestConcurrentRelinksAndRemovalsKeepLinkListsTrue(t *testing.T) {
 func TestConcurrentWritesWhileTheRadiusWindowMovesKeepItsCountsExact(t *testing.T) {
 	app := NewApp(t)
 	w := newGeoWorld(t, app)
-	const lat, lng = 41.8781, -87.6298
+	const lat, lng = chicagoLat, chicagoLng
 	for i := range 3 {
 		name := fmt.Sprintf("venue %d", i)
 		w.venues[name] = app.post(t, w.token, "/venues", map[string]any{"venue": name,

@@ -24,6 +24,9 @@ const (
 	kmPerMile = 1.609344
 )
 
+// chicagoLat and chicagoLng are downtown Chicago, the centre most radius tests place their venues around.
+const chicagoLat, chicagoLng = 41.8781, -87.6298
+
 // degreesFor is the arc in degrees of d km along a great circle.
 func degreesFor(km float64) float64 { return km / kmPerDeg }
 
@@ -284,7 +287,7 @@ func TestGeolocationCombinesWithEveryFilterAndPaging(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	w := newGeoWorld(t, app)
-	const lat, lng = 41.8781, -87.6298
+	const lat, lng = chicagoLat, chicagoLng
 	near := func(km float64) float64 { return lat + degreesFor(km) }
 	cat := app.post(t, w.token, "/categories", map[string]any{"name": "Jazz"})
 	w.place(t, "near jazz", near(1), lng, "categories", []any{cat})
@@ -446,7 +449,7 @@ func TestRadiusTotalsFollowEveryWrite(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	w := newGeoWorld(t, app)
-	const lat, lng = 41.8781, -87.6298
+	const lat, lng = chicagoLat, chicagoLng
 	near := func(km float64) float64 { return lat + degreesFor(km) }
 	w.place(t, "a", near(1), lng)
 	w.place(t, "b", near(2), lng)
@@ -511,7 +514,7 @@ func TestRadiusPagesOfACircleOfManyVenues(t *testing.T) {
 	t.Parallel()
 	app := NewApp(t)
 	w := newGeoWorld(t, app)
-	const lat, lng = 41.8781, -87.6298
+	const lat, lng = chicagoLat, chicagoLng
 	w.place(t, "far", lat+degreesFor(100), lng)
 	for i := range 120 {
 		w.event(t, fmt.Sprintf("far %03d", i), "venue", w.venues["far"])
@@ -554,7 +557,7 @@ func TestRadiusTotalsStayExactAsTheKeptWindowMoves(t *testing.T) {
 	app := NewApp(t)
 	ctx, tz, keeps := t.Context(), app.Config.Timezone, app.Store.Dialect() == models.Postgres
 	w := newGeoWorld(t, app)
-	const lat, lng = 41.8781, -87.6298
+	const lat, lng = chicagoLat, chicagoLng
 	w.place(t, "a", lat+degreesFor(1), lng)
 	w.place(t, "b", lat+degreesFor(2), lng)
 	w.event(t, "both", "venue", []any{w.venues["a"], w.venues["b"]})
@@ -631,7 +634,7 @@ func TestAWindowMoveWaitsForTheVenueLinksBeingWritten(t *testing.T) {
 	}
 	ctx, tz, now := t.Context(), app.Config.Timezone, time.Now().Truncate(time.Second)
 	w := newGeoWorld(t, app)
-	const lat, lng = 41.8781, -87.6298
+	const lat, lng = chicagoLat, chicagoLng
 	w.place(t, "a", lat, lng)
 	w.event(t, "moved back", "venue", w.venues["a"])
 	if err := app.Store.RebuildKeptCounts(ctx); err != nil {
