@@ -98,7 +98,7 @@ func (w *Window) coversLastDay() bool {
 
 // The three parts of a window's count by start day, which never count an event twice. From the kept counts
 // ({kept}: the table with the start of its condition), every event whose start and end days lie inside the window's
-// ({lower} and {upper}: strictly inside, or up to and including an edge day the window covers whole). From the
+// (from @low to @high: strictly inside, or up to and including an edge day the window covers whole). From the
 // counted rows themselves ({rows}, named events, with {listed} their condition), the events of an edge day the
 // window cuts: those that start on the first day (a range of an index on start), and those that end on the last and
 // start after the days the other parts counted (a range of the one on end, where the rows have one). {day} is the
@@ -109,7 +109,17 @@ func (w *Window) coversLastDay() bool {
 // 2 ms to bind, against 1.3 ms to run, in a statement log of the mixed readers).
 const (
 	windowKeptSQL = `SELECT {table_day} AS day, CAST(COALESCE(SUM({kept_n}), 0) AS BIGINT) AS n FROM {kept}
-	status IN @statuses AND {lower} AND {upper} {table_group}`
+	status IN @statuses AND start_day >= @low AND end_day <= @high {table_group}`
+	// windowBlocksSQL is windowKeptSQL's sum, not grouped by day, from kept counts that are also kept by blocks of
+	// 32 days ({blocks}: see migration 00040): the blocks wholly inside the kept days, then the day counts of the
+	// first block, then those of the last block that start after the first. Each event is in exactly one part, and
+	// the three read about a hundred rows for any window, where a two-year window's day counts are thousands.
+	windowBlocksSQL = `SELECT CAST(@first AS BIGINT) AS day, CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM (
+	SELECT {kept_n} AS n FROM {blocks} status IN @statuses AND start_block > @low_block AND end_block < @high_block
+	UNION ALL SELECT {kept_n} FROM {kept} status IN @statuses AND start_day >= @low AND start_day < @low_next
+		AND end_day <= @high
+	UNION ALL SELECT {kept_n} FROM {kept} status IN @statuses AND start_day >= @low_next AND end_day >= @high_first
+		AND end_day <= @high) AS kept`
 	windowFirstDaySQL = `
 UNION ALL
 SELECT {day} AS day, COUNT(*) AS n FROM {rows}
@@ -126,7 +136,10 @@ SELECT {day} AS day, COUNT(*) AS n FROM {rows}
 // named arguments they bind.
 type dayCounted struct {
 	kept, keptN, rows, listed, singles string
-	bound                              map[string]any
+	// blocks, when set, is the table with the start of its condition that keeps the same counts by blocks of 32
+	// days (windowBlocksSQL).
+	blocks string
+	bound  map[string]any
 }
 
 // listedDays counts the listed events, or with singlesOnly those that are no occurrence of a series (the kept
@@ -137,8 +150,14 @@ func (s *Store) listedDays(singlesOnly bool) dayCounted {
 	if singlesOnly {
 		c.keptN, c.singles = "n - occurrences", "AND events.series_id IS NULL"
 	}
+	if s.dialect == Postgres {
+		c.blocks = "event_block_counts WHERE"
+	}
 	return c
 }
+
+// dayBlock is the block of 32 days that day d is in, as migration 00040 keeps counts by: d >> 5.
+func dayBlock(d int64) int64 { return d >> 5 }
 
 // windowDays returns how many of the window's events that c counts start on each day, in day order (a day may come
 // twice); unless byDay, the events of the days the kept counts total come as one count dated the window's first day.
@@ -181,23 +200,29 @@ func (s *Store) windowDaysSQL(w *Window, byDay bool, c dayCounted) (string, map[
 	if byDay {
 		tableDay, tableGroup = "start_day", "GROUP BY start_day"
 	}
-	query, lower, upper, afterFirst := windowKeptSQL, "start_day > @first", "end_day < @last", dayStart(first+1)
+	// The kept counts total the events whose start and end days lie in [low, high].
+	query, low, high, afterFirst := windowKeptSQL, first+1, last-1, dayStart(first+1)
+	if c.blocks != "" && !byDay {
+		query = windowBlocksSQL
+	}
 	if w.coversFirstDay() {
-		lower, afterFirst = "start_day >= @first", w.Start
+		low, afterFirst = first, w.Start
 	} else {
 		query += windowFirstDaySQL
 	}
 	if w.coversLastDay() {
-		upper = "end_day <= @last"
+		high = last
 	} else {
 		query += windowLastDaySQL
 	}
 	query = strings.NewReplacer("{day}", day, "{kept}", c.kept, "{kept_n}", c.keptN, "{rows}", c.rows,
 		"{listed}", c.listed, "{singles}", c.singles, "{table_day}", tableDay, "{table_group}", tableGroup,
-		"{lower}", lower, "{upper}", upper).Replace(query)
+		"{blocks}", c.blocks).Replace(query)
 	args := map[string]any{
-		"statuses": w.Statuses, "first": first, "last": last, "start": w.Start, "end": w.End,
+		"statuses": w.Statuses, "first": first, "start": w.Start, "end": w.End,
 		"second_start": dayStart(first + 1), "last_start": dayStart(last), "after_first": afterFirst,
+		"low": low, "high": high, "low_block": dayBlock(low), "low_next": (dayBlock(low) + 1) << 5,
+		"high_block": dayBlock(high), "high_first": dayBlock(high) << 5,
 	}
 	maps.Copy(args, c.bound)
 	return query, args

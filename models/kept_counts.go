@@ -8,7 +8,8 @@ import (
 
 // keptCountTriggers are the PostgreSQL triggers that keep event_day_counts, linked_last_starts,
 // linked_published_days, venue_listed_events, category_listed_events, category_day_counts, search_listed_events,
-// search_day_counts, series_listed_gaps, series_gap_days and venue_window_counts, by table.
+// search_day_counts, series_listed_gaps, series_gap_days, venue_window_counts, event_block_counts and
+// series_gap_blocks, by table.
 var keptCountTriggers = map[string][]string{
 	"events": {"event_day_counts_insert", "event_day_counts_update", "event_day_counts_delete",
 		"z1_linked_last_starts_events_update", "venue_listed_events_events_update",
@@ -25,6 +26,8 @@ var keptCountTriggers = map[string][]string{
 		"category_day_counts_delete"},
 	"search_listed_events": {"search_day_counts_insert", "search_day_counts_update", "search_day_counts_delete"},
 	"venue_listed_events":  {"venue_window_counts_insert", "venue_window_counts_update", "venue_window_counts_delete"},
+	"event_day_counts":     {"event_block_counts_insert", "event_block_counts_update", "event_block_counts_delete"},
+	"series_gap_days":      {"series_gap_blocks_insert", "series_gap_blocks_update", "series_gap_blocks_delete"},
 }
 
 // SetKeptCountTriggers turns the PostgreSQL triggers that keep the list counts (keptCountTriggers) off or on, for a
@@ -88,11 +91,21 @@ const FreshSeriesGapDays = `SELECT status, day, until_day, sum(d) AS n FROM (
 		UNION ALL SELECT status, start_day, until_day, -1 FROM series_listed_gaps
 	) AS c GROUP BY 1, 2, 3 HAVING sum(d) <> 0`
 
+// FreshEventBlockCounts computes from event_day_counts what event_block_counts keeps, in its shard 0: the day
+// counts summed by status and blocks of 32 days of their start and end (status, start_block, end_block, shard, n,
+// occurrences).
+const FreshEventBlockCounts = `SELECT status, start_day >> 5, end_day >> 5, 0, sum(n), sum(occurrences)
+	FROM event_day_counts GROUP BY 1, 2, 3`
+
+// FreshSeriesGapBlocks computes from series_gap_days what series_gap_blocks keeps, in its shard 0: the gap day
+// counts summed by status and blocks of 32 days of their day and until day (status, block, until_block, shard, n).
+const FreshSeriesGapBlocks = `SELECT status, day >> 5, until_day >> 5, 0, sum(n) FROM series_gap_days GROUP BY 1, 2, 3`
+
 // RebuildKeptCounts computes the list counts kept by triggers (event_day_counts, linked_last_starts,
 // venue_listed_events, category_listed_events, and on PostgreSQL category_day_counts, linked_published_days,
-// series_listed_gaps and series_gap_days) again from the events and their links, and drops the kept searches
-// (search_listed_events, search_day_counts), in one transaction: after a bulk load made with the triggers off, or
-// to repair them.
+// series_listed_gaps, series_gap_days, and the blocks event_block_counts and series_gap_blocks) again from the
+// events and their links, and drops the kept searches (search_listed_events, search_day_counts), in one
+// transaction: after a bulk load made with the triggers off, or to repair them.
 func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 	day := func(col string) string {
 		if s.dialect == SQLite {
@@ -128,6 +141,11 @@ func (s *Store) RebuildKeptCounts(ctx context.Context) error {
 			"INSERT INTO series_listed_gaps "+FreshSeriesListedGaps,
 			"DELETE FROM series_gap_days",
 			"INSERT INTO series_gap_days (status, day, until_day, n) "+FreshSeriesGapDays,
+			"DELETE FROM event_block_counts",
+			"INSERT INTO event_block_counts (status, start_block, end_block, shard, n, occurrences) "+
+				FreshEventBlockCounts,
+			"DELETE FROM series_gap_blocks",
+			"INSERT INTO series_gap_blocks (status, block, until_block, shard, n) "+FreshSeriesGapBlocks,
 			"DELETE FROM search_listed_events", "DELETE FROM search_day_counts",
 			"DELETE FROM kept_searches",
 			// The radius window is forgotten too: the service keeps it again (KeepVenueWindow).

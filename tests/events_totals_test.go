@@ -103,6 +103,8 @@ func (f *totalsFixture) expectTotalsExact(t *testing.T, after string) {
 		{"start_date=" + day(0) + "&end_date=" + day(3), ""},
 		{"start_date=" + day(5) + "&end_date=" + day(5), ""},
 		{"start_date=" + day(-3) + "&end_date=" + day(800), f.admin},
+		{"start_date=" + day(20) + "&end_date=" + day(400), ""},
+		{"strict_dates=true&start_date=" + day(30) + "%2020:00:00&end_date=" + day(365) + "%2012:00:00", ""},
 		{"strict_dates=true&start_date=" + day(1) + "%2013:00:00&end_date=" + day(6) + "%2001:30:00", ""},
 		// One edge day cut and the other whole: each whole one is counted from the kept counts alone.
 		{"strict_dates=true&start_date=" + day(1) + "%2013:00:00&end_date=" + day(6) + "%2023:59:59", ""},
@@ -189,6 +191,13 @@ func TestListTotalsFromKeptDayCountsEqualAFreshCountAfterEveryKindOfWrite(t *tes
 		f.create(t, "At the other venue too", at(7, 10, 0), at(7, 11, 0), "venue", []any{f.venue, idOf(t, other)}),
 		f.create(t, "Protected", at(2, 10, 0), at(2, 11, 0), "password", "secret", "description", "A gala night"),
 		f.create(t, "Open", at(3, 10, 0), at(3, 11, 0), "description", "Gala dinner", "excerpt", "The day's gala"),
+		// PostgreSQL sums long windows from counts kept by blocks of 32 days, and the day counts of the window's
+		// first and last blocks: events in blocks wholly inside the window, across blocks, and from inside the
+		// window into its last block.
+		f.create(t, "Forty days on", at(40, 10, 0), at(40, 11, 0)),
+		f.create(t, "Across blocks", at(30, 20, 0), at(70, 1, 0), "categories", []any{idOf(t, cat)}),
+		f.create(t, "A year on", at(365, 10, 0), at(366, 11, 0), "tags", []any{"counted"}),
+		f.create(t, "Into the last block", at(daysToEnd-45, 10, 0), at(daysToEnd, 1, 0)),
 	}
 	f.expectTotalsExact(t, "the creates")
 

@@ -83,12 +83,13 @@ func linkRowsByEvent(db *gorm.DB) (map[uint64][]string, error) {
 }
 
 // KeptTotals runs DayCounts, LastStarts, LinkedPublishedDays, VenueListedEvents, VenueWindowCounts,
-// CategoryListedEvents, CategoryDayCounts, SearchListedEvents, SearchDayCounts, SeriesGapDays and TermCounts.
+// CategoryListedEvents, CategoryDayCounts, SearchListedEvents, SearchDayCounts, SeriesGapDays, DayBlocks and
+// TermCounts.
 func KeptTotals(db *gorm.DB) ([]string, error) {
 	var problems []string
 	for _, check := range []func(*gorm.DB) ([]string, error){DayCounts, LastStarts, LinkedPublishedDays,
 		VenueListedEvents, VenueWindowCounts, CategoryListedEvents, CategoryDayCounts, SearchListedEvents,
-		SearchDayCounts, SeriesGapDays, TermCounts} {
+		SearchDayCounts, SeriesGapDays, DayBlocks, TermCounts} {
 		found, err := check(db)
 		if err != nil {
 			return problems, err
@@ -429,6 +430,44 @@ func SeriesGapDays(db *gorm.DB) ([]string, error) {
 		return fmt.Sprintf("%s series in days %d to %d: summed %d, counted %d", status, a, b, summed, counted), err
 	})
 	return append(problems, wrong...), err
+}
+
+// DayBlocks compares the counts kept by blocks of 32 days (event_block_counts and series_gap_blocks, their shards
+// summed, which long windows' totals are summed from) with the day counts they follow, summed by block. DayCounts
+// and SeriesGapDays check the day counts themselves. It checks nothing on SQLite, which keeps no blocks.
+func DayBlocks(db *gorm.DB) ([]string, error) {
+	if db.Dialector.Name() != models.Postgres {
+		return nil, nil
+	}
+	var problems []string
+	for _, pair := range []struct{ what, kept, fresh string }{
+		{"event day blocks", `SELECT status, start_block, end_block, sum(n), sum(occurrences) FROM event_block_counts
+			GROUP BY 1, 2, 3 HAVING sum(n) <> 0 OR sum(occurrences) <> 0`,
+			"SELECT status, a, b, n, o FROM (" + models.FreshEventBlockCounts +
+				") AS f(status, a, b, shard, n, o) WHERE n <> 0 OR o <> 0"},
+		{"series gap blocks", `SELECT status, block, until_block, sum(n), 0 FROM series_gap_blocks
+			GROUP BY 1, 2, 3 HAVING sum(n) <> 0`,
+			"SELECT status, a, b, n, 0 FROM (" + models.FreshSeriesGapBlocks + ") AS f(status, a, b, shard, n) WHERE n <> 0"},
+	} {
+		line := func(scan func(...any) error) (string, error) {
+			var status string
+			var a, b, n, o int64
+			err := scan(&status, &a, &b, &n, &o)
+			return fmt.Sprintf("%s %d %d: %d %d", status, a, b, n, o), err
+		}
+		kept, err := sortedRows(db, pair.kept, line)
+		if err != nil {
+			return nil, err
+		}
+		fresh, err := sortedRows(db, pair.fresh, line)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Equal(kept, fresh) {
+			problems = append(problems, fmt.Sprintf("kept %s %v, fresh from the day counts %v", pair.what, kept, fresh))
+		}
+	}
+	return problems, nil
 }
 
 // seriesInWindows is SeriesGapDays' windows whose summed number of series differs from the number counted.
