@@ -139,7 +139,9 @@ type dayCounted struct {
 	// blocks, when set, is the table with the start of its condition that keeps the same counts by blocks of 32
 	// days (windowBlocksSQL).
 	blocks string
-	bound  map[string]any
+	// plus, when set, is a statement whose one row (day, n) a sum of the window's counts adds (collapsedDays).
+	plus  string
+	bound map[string]any
 }
 
 // listedDays counts the listed events, or with singlesOnly those that are no occurrence of a series (the kept
@@ -214,6 +216,9 @@ func (s *Store) windowDaysSQL(w *Window, byDay bool, c dayCounted) (string, map[
 		high = last
 	} else {
 		query += windowLastDaySQL
+	}
+	if c.plus != "" && !byDay {
+		query += "\nUNION ALL " + c.plus
 	}
 	query = strings.NewReplacer("{day}", day, "{kept}", c.kept, "{kept_n}", c.keptN, "{rows}", c.rows,
 		"{listed}", c.listed, "{singles}", c.singles, "{table_day}", tableDay, "{table_group}", tableGroup,

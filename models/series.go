@@ -1,7 +1,6 @@
 package models
 
 import (
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -382,12 +381,20 @@ func (s *Store) ListCollapsed(filters []Scope, page Page, w *Window) (events []E
 	return s.listCollapsed(filters, page, w)
 }
 
-// listCollapsed is ListCollapsed on the store it chose.
+// listCollapsed is ListCollapsed on the store it chose. The first page of a window whose series the kept gap
+// counts sum (seriesSummed) is read with its total in one statement, as a window's first page is
+// (firstPageOfDays).
 func (s *Store) listCollapsed(filters []Scope, page Page, w *Window) ([]Event, int64, error) {
 	scopes := append(slices.Clip(filters), CollapseSeries(filters))
+	summed := s.seriesSummed(w)
+	if summed && page.Offset() == 0 {
+		return s.firstPageOfDays(w, s.collapsedDays(w), "@page",
+			map[string]any{"page": s.orderedEventIDs(scopes).Limit(page.Size)}, page.Size)
+	}
 	return s.listCounted(scopes, page, func() (int64, error) {
-		if s.seriesSummed(w) {
-			return s.collapsedWindowTotal(w)
+		if summed {
+			days, err := s.windowDays(w, false, s.collapsedDays(w))
+			return sumDays(days), err
 		}
 		var singles, series int64
 		inSeries := s.db.Model(&Event{}).Select("1").Scopes(filters...).
@@ -404,14 +411,12 @@ func (s *Store) listCollapsed(filters []Scope, page Page, w *Window) ([]Event, i
 	})
 }
 
-// collapsedWindowTotal is the total of a collapsed list of a window whose series the kept gap counts sum
-// (seriesSummed), in one statement: its single events from the kept day counts and its series from the gap counts.
-func (s *Store) collapsedWindowTotal(w *Window) (int64, error) {
-	singles, args := s.windowDaysSQL(w, false, s.listedDays(true))
-	maps.Copy(args, seriesInWindowArgs(w))
-	var rows []dayCount
-	err := s.db.Raw(singles+"\nUNION ALL SELECT 0, ("+seriesInWindowSQL+")", args).Scan(&rows).Error
-	return sumDays(rows), err
+// collapsedDays counts what a collapsed list of the window w totals when its series are summed (seriesSummed): its
+// single events from the kept day counts, plus its series from the kept gap counts (seriesInWindowSQL).
+func (s *Store) collapsedDays(w *Window) dayCounted {
+	c := s.listedDays(true)
+	c.plus, c.bound = "SELECT 0, CAST(("+seriesInWindowSQL+") AS BIGINT)", seriesInWindowArgs(w)
+	return c
 }
 
 // seriesInWindowSQL counts the series with an occurrence of one status in a window of whole days (its first day and
