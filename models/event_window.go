@@ -161,6 +161,13 @@ func (s *Store) listedDays(singlesOnly bool) dayCounted {
 // dayBlock is the block of 32 days that day d is in, as migration 00040 keeps counts by: d >> 5.
 func dayBlock(d int64) int64 { return d >> 5 }
 
+// blockArgs are the named arguments of windowBlocksSQL and windowPageDaysSQL for the kept days from low to high:
+// those days, the blocks they are in, the first day of the block after low's and the first day of high's.
+func blockArgs(low, high int64) map[string]any {
+	return map[string]any{"low": low, "high": high, "low_block": dayBlock(low), "low_next": (dayBlock(low) + 1) << 5,
+		"high_block": dayBlock(high), "high_first": dayBlock(high) << 5}
+}
+
 // windowDays returns how many of the window's events that c counts start on each day, in day order (a day may come
 // twice); unless byDay, the events of the days the kept counts total come as one count dated the window's first day.
 //
@@ -226,9 +233,8 @@ func (s *Store) windowDaysSQL(w *Window, byDay bool, c dayCounted) (string, map[
 	args := map[string]any{
 		"statuses": w.Statuses, "first": first, "start": w.Start, "end": w.End,
 		"second_start": dayStart(first + 1), "last_start": dayStart(last), "after_first": afterFirst,
-		"low": low, "high": high, "low_block": dayBlock(low), "low_next": (dayBlock(low) + 1) << 5,
-		"high_block": dayBlock(high), "high_first": dayBlock(high) << 5,
 	}
+	maps.Copy(args, blockArgs(low, high))
 	maps.Copy(args, c.bound)
 	return query, args
 }
@@ -241,30 +247,9 @@ func (s *Store) listWindow(scopes []Scope, page Page, w *Window) ([]Event, int64
 	if page.Offset() == 0 {
 		return s.firstWindowPage(scopes, page, w)
 	}
-	days, err := s.windowDays(w, true, s.listedDays(false))
-	if err != nil {
-		return nil, 0, err
-	}
-	total := sumDays(days)
-	skip := int64(page.Offset())
-	if skip >= total {
-		return []Event{}, total, nil
-	}
-	var from *time.Time
-	for i := 0; i < len(days); {
-		j, n := i, int64(0)
-		for ; j < len(days) && days[j].Day == days[i].Day; j++ {
-			n += days[j].N
-		}
-		if skip < n {
-			if i > 0 {
-				t := dayStart(days[i].Day)
-				from = &t
-			}
-			break
-		}
-		skip -= n
-		i = j
+	total, from, skip, err := s.windowPageStart(w, int64(page.Offset()))
+	if err != nil || skip >= total {
+		return []Event{}, total, err
 	}
 	ids := s.orderedEventIDs(scopes)
 	if from != nil {
@@ -272,6 +257,82 @@ func (s *Store) listWindow(scopes []Scope, page Page, w *Window) ([]Event, int64
 	}
 	events, err := s.eventsIn(ids.Offset(int(skip)).Limit(page.Size), page.Size)
 	return events, total, err
+}
+
+// windowPageStart locates the page of the window w that skips offset events: it returns the window's total, the
+// day from which the page's index scan starts (nil: the window's start) and how many of the events from that day
+// on come before the page (skip >= total: the page is past the last). A window whose edge days are whole is
+// located from the counts kept by blocks of 32 days where there are any (windowPageDaysSQL), about two hundred
+// rows where the day counts of a two-year window are thousands.
+func (s *Store) windowPageStart(w *Window, offset int64) (total int64, from *time.Time, skip int64, err error) {
+	var days []dayCount
+	if c := s.listedDays(false); c.blocks != "" && w.coversFirstDay() && w.coversLastDay() {
+		days, err = s.windowPageDays(w, offset)
+	} else {
+		days, err = s.windowDays(w, true, c)
+	}
+	total = sumDays(days)
+	if err != nil || offset >= total {
+		return total, nil, offset, err
+	}
+	i, skip := locateDay(days, offset)
+	if i > 0 {
+		t := dayStart(days[i].Day)
+		from = &t
+	}
+	return total, from, skip, nil
+}
+
+// locateDay finds, in day counts in day order (a day may come twice), the first of the day whose events hold the
+// skip-th (from 0): its index (len(days) when there are fewer), and how many events of that day and later come
+// before it.
+func locateDay(days []dayCount, skip int64) (int, int64) {
+	for i := 0; i < len(days); {
+		j, n := i, int64(0)
+		for ; j < len(days) && days[j].Day == days[i].Day; j++ {
+			n += days[j].N
+		}
+		if skip < n {
+			return i, skip
+		}
+		skip -= n
+		i = j
+	}
+	return len(days), skip
+}
+
+// windowPageDaysSQL counts the events of a window whose edge days are whole by the block of 32 days they start in,
+// from the same three parts as windowBlocksSQL, each block dated its first day in the window; and the block that
+// holds the event @offset (from 0) by start day instead. One statement reads both, so they agree.
+const windowPageDaysSQL = `WITH blocks AS (
+	SELECT GREATEST(block << 5, @low) AS day, CAST(SUM(n) AS BIGINT) AS n FROM (
+		SELECT start_block AS block, n FROM event_block_counts WHERE status IN @statuses AND start_block > @low_block
+			AND end_block < @high_block
+		UNION ALL SELECT start_day >> 5, n FROM event_day_counts WHERE status IN @statuses AND start_day >= @low
+			AND start_day < @low_next AND end_day <= @high
+		UNION ALL SELECT start_day >> 5, n FROM event_day_counts WHERE status IN @statuses
+			AND start_day >= @low_next AND end_day >= @high_first AND end_day <= @high) AS kept
+	GROUP BY block),
+landing AS (
+	SELECT day FROM (SELECT day, SUM(n) OVER (ORDER BY day) AS upto FROM blocks) AS b
+	WHERE upto > @offset ORDER BY day LIMIT 1)
+SELECT day, n FROM blocks WHERE day NOT IN (SELECT day FROM landing)
+UNION ALL
+SELECT c.start_day, CAST(SUM(c.n) AS BIGINT) FROM event_day_counts c, landing l
+	WHERE c.status IN @statuses AND c.start_day >= l.day AND c.start_day < ((l.day >> 5) + 1) << 5
+	AND c.end_day <= @high GROUP BY c.start_day
+ORDER BY day`
+
+// windowPageDays is windowPageDaysSQL for the window w, whose edge days are whole, and the page at offset.
+func (s *Store) windowPageDays(w *Window, offset int64) ([]dayCount, error) {
+	if len(w.Statuses) == 0 || w.End.Before(w.Start) {
+		return nil, nil
+	}
+	var days []dayCount
+	args := blockArgs(utcDay(w.Start), utcDay(w.End))
+	args["statuses"], args["offset"] = w.Statuses, offset
+	err := s.db.Raw(windowPageDaysSQL, args).Scan(&days).Error
+	return days, err
 }
 
 // firstWindowPage returns the first page of the window's events and their total in one statement: the page's
