@@ -106,7 +106,8 @@ func runBench(ctx context.Context, o options) error {
 		o.out = filepath.Join(root, "bench", "out", fmt.Sprintf("results-%s-%d.json", o.db, o.events))
 	}
 	binary := filepath.Join(root, "bench", "bin", "calendar")
-	log.Printf("building the service into %s", binary)
+	code := builtCode(root)
+	log.Printf("building the service of %s (%s) into %s", root, code, binary)
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
@@ -211,7 +212,7 @@ func runBench(ctx context.Context, o options) error {
 		}
 	}
 	peak := server.peakRSS()
-	report := Report{Database: o.db, Settings: su.settings, Events: o.events, SeedSeconds: su.seeded.Seconds(),
+	report := Report{Code: code, Database: o.db, Settings: su.settings, Events: o.events, SeedSeconds: su.seeded.Seconds(),
 		Connections: o.connections, Seconds: o.duration.Seconds(), Uncached: o.uncached, PeakRSSMB: float64(peak) / 1024, Results: results,
 		When: time.Now().UTC().Format(time.RFC3339), LoadBefore: loadBefore, LoadAfter: loadAverage(),
 		ChangeTracking: hooks.finish(results)}
@@ -232,6 +233,9 @@ const uncachedCategoryAndVenue = "category + venue uncached"
 
 // Report is everything one run measured.
 type Report struct {
+	// Code is the commit of the service measured (builtCode): the harness builds the repository it runs in, so a
+	// comparison of two commits runs each from its own checkout.
+	Code     string `json:"code,omitempty"`
 	Database string `json:"database"`
 	// LoadBefore and LoadAfter are the machine's load averages (/proc/loadavg) when the run started and ended:
 	// other work on the machine shows there, and figures taken under load are not comparable.
@@ -298,6 +302,9 @@ func printReport(w io.Writer, r Report) {
 	if r.Uncached {
 		mode = ", every read uncached"
 	}
+	if r.Code != "" {
+		fmt.Fprintf(w, "\nthe service at %s", r.Code)
+	}
 	fmt.Fprintf(w, "\n%s (%s), %d events (%s), %d connections, %.0fs per scenario%s, server peak RSS %.1f MB\n\n",
 		r.Database, r.Settings, r.Events, seeded, r.Connections, r.Seconds, mode, r.PeakRSSMB)
 	if r.LoadBefore != "" {
@@ -360,6 +367,16 @@ func writeJSON(path string, v any) error {
 	}
 	log.Printf("results written to %s", path)
 	return os.WriteFile(path, b, 0o644)
+}
+
+// builtCode describes the commit checked out at root, with -dirty when it has uncommitted changes ("" without
+// git).
+func builtCode(root string) string {
+	out, err := exec.Command("git", "-C", root, "describe", "--always", "--dirty").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func repoRoot() (string, error) {

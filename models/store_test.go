@@ -229,7 +229,7 @@ func TestListTablesAreVacuumedSooner(t *testing.T) {
 	tables := []string{"events", "event_venues", "event_organizers", "event_categories", "event_tags",
 		"event_venue_categories", "venue_listed_events", "category_listed_events", "search_listed_events",
 		"event_day_counts", "category_day_counts", "search_day_counts", "series_gap_days", "linked_last_starts",
-		"linked_published_days"}
+		"linked_published_days", "event_block_counts", "series_gap_blocks"}
 	// Tables that grow by inserts (events and their links, and what keeping a search inserts) are vacuumed after
 	// a hundredth of their rows is inserted too.
 	insertHeavy := map[string]bool{"events": true, "event_venues": true, "event_organizers": true,
