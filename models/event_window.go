@@ -38,6 +38,9 @@ const (
 	protectedSeenBySome                      // some, by author and status, which the kept search matches do not tell apart
 )
 
+// empty tells whether w can hold no event: no status, or an end before its start.
+func (w *Window) empty() bool { return len(w.Statuses) == 0 || w.End.Before(w.Start) }
+
 // DaysTotal tells whether the kept day counts total w: it has none of Near, Categories and Search.
 func (w *Window) DaysTotal() bool {
 	return w != nil && w.Near == nil && w.Categories == nil && w.Search == nil
@@ -110,16 +113,21 @@ func (w *Window) coversLastDay() bool {
 const (
 	windowKeptSQL = `SELECT {table_day} AS day, CAST(COALESCE(SUM({kept_n}), 0) AS BIGINT) AS n FROM {kept}
 	status IN @statuses AND start_day >= @low AND end_day <= @high {table_group}`
-	// windowBlocksSQL is windowKeptSQL's sum, not grouped by day, from kept counts that are also kept by blocks of
-	// 32 days ({blocks}: see migration 00040): the blocks wholly inside the kept days, then the day counts of the
-	// first block, then those of the last block that start after the first. Each event is in exactly one part, and
-	// the three read about a hundred rows for any window, where a two-year window's day counts are thousands.
-	windowBlocksSQL = `SELECT CAST(@first AS BIGINT) AS day, CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM (
-	SELECT {kept_n} AS n FROM {blocks} status IN @statuses AND start_block > @low_block AND end_block < @high_block
-	UNION ALL SELECT {kept_n} FROM {kept} status IN @statuses AND start_day >= @low AND start_day < @low_next
-		AND end_day <= @high
-	UNION ALL SELECT {kept_n} FROM {kept} status IN @statuses AND start_day >= @low_next AND end_day >= @high_first
-		AND end_day <= @high) AS kept`
+	// windowBlockPartsSQL reads what windowKeptSQL sums from kept counts that are also kept by blocks of 32 days
+	// ({blocks}: see migration 00040), as rows of a start block and a count: the blocks wholly inside the kept
+	// days, then the day counts of the first block, then those of the last block that start after the first. Each
+	// event is in exactly one part, and the three read about a hundred rows for any window, where a two-year
+	// window's day counts are thousands.
+	windowBlockPartsSQL = `
+	SELECT start_block AS block, {kept_n} AS n FROM {blocks} status IN @statuses AND start_block > @low_block
+		AND end_block < @high_block
+	UNION ALL SELECT start_day >> 5, {kept_n} FROM {kept} status IN @statuses AND start_day >= @low
+		AND start_day < @low_next AND end_day <= @high
+	UNION ALL SELECT start_day >> 5, {kept_n} FROM {kept} status IN @statuses AND start_day >= @low_next
+		AND end_day >= @high_first AND end_day <= @high`
+	// windowBlocksSQL is windowKeptSQL's sum, not grouped by day, from windowBlockPartsSQL.
+	windowBlocksSQL = `SELECT CAST(@first AS BIGINT) AS day, CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM (` +
+		windowBlockPartsSQL + `) AS kept`
 	windowFirstDaySQL = `
 UNION ALL
 SELECT {day} AS day, COUNT(*) AS n FROM {rows}
@@ -197,7 +205,7 @@ func sumDays(days []dayCount) int64 {
 
 // windowDaysSQL is windowDays' statement for what c counts, with its named arguments; "" when the window is empty.
 func (s *Store) windowDaysSQL(w *Window, byDay bool, c dayCounted) (string, map[string]any) {
-	if len(w.Statuses) == 0 || w.End.Before(w.Start) {
+	if w.empty() {
 		return "", nil
 	}
 	day := "event_day(events.start_utc)"
@@ -267,7 +275,7 @@ func (s *Store) listWindow(scopes []Scope, page Page, w *Window) ([]Event, int64
 func (s *Store) windowPageStart(w *Window, offset int64) (total int64, from *time.Time, skip int64, err error) {
 	var days []dayCount
 	if c := s.listedDays(false); c.blocks != "" && w.coversFirstDay() && w.coversLastDay() {
-		days, err = s.windowPageDays(w, offset)
+		days, err = s.windowPageDays(w, offset, c)
 	} else {
 		days, err = s.windowDays(w, true, c)
 	}
@@ -301,17 +309,11 @@ func locateDay(days []dayCount, skip int64) (int, int64) {
 	return len(days), skip
 }
 
-// windowPageDaysSQL counts the events of a window whose edge days are whole by the block of 32 days they start in,
-// from the same three parts as windowBlocksSQL, each block dated its first day in the window; and the block that
-// holds the event @offset (from 0) by start day instead. One statement reads both, so they agree.
+// windowPageDaysSQL counts the listed events of a window whose edge days are whole by the block of 32 days they
+// start in (windowBlockPartsSQL), each block dated its first day in the window; and the block that holds the event
+// @offset (from 0) by start day instead. One statement reads both, so they agree.
 const windowPageDaysSQL = `WITH blocks AS (
-	SELECT GREATEST(block << 5, @low) AS day, CAST(SUM(n) AS BIGINT) AS n FROM (
-		SELECT start_block AS block, n FROM event_block_counts WHERE status IN @statuses AND start_block > @low_block
-			AND end_block < @high_block
-		UNION ALL SELECT start_day >> 5, n FROM event_day_counts WHERE status IN @statuses AND start_day >= @low
-			AND start_day < @low_next AND end_day <= @high
-		UNION ALL SELECT start_day >> 5, n FROM event_day_counts WHERE status IN @statuses
-			AND start_day >= @low_next AND end_day >= @high_first AND end_day <= @high) AS kept
+	SELECT GREATEST(block << 5, @low) AS day, CAST(SUM(n) AS BIGINT) AS n FROM (` + windowBlockPartsSQL + `) AS kept
 	GROUP BY block),
 landing AS (
 	SELECT day FROM (SELECT day, SUM(n) OVER (ORDER BY day) AS upto FROM blocks) AS b
@@ -323,15 +325,18 @@ SELECT c.start_day, CAST(SUM(c.n) AS BIGINT) FROM event_day_counts c, landing l
 	AND c.end_day <= @high GROUP BY c.start_day
 ORDER BY day`
 
-// windowPageDays is windowPageDaysSQL for the window w, whose edge days are whole, and the page at offset.
-func (s *Store) windowPageDays(w *Window, offset int64) ([]dayCount, error) {
-	if len(w.Statuses) == 0 || w.End.Before(w.Start) {
+// windowPageDays is windowPageDaysSQL for the window w, whose edge days are whole, the page at offset and the
+// listed events' counts c (listedDays).
+func (s *Store) windowPageDays(w *Window, offset int64, c dayCounted) ([]dayCount, error) {
+	if w.empty() {
 		return nil, nil
 	}
-	var days []dayCount
+	query := strings.NewReplacer("{blocks}", c.blocks, "{kept}", c.kept, "{kept_n}", c.keptN).
+		Replace(windowPageDaysSQL)
 	args := blockArgs(utcDay(w.Start), utcDay(w.End))
 	args["statuses"], args["offset"] = w.Statuses, offset
-	err := s.db.Raw(windowPageDaysSQL, args).Scan(&days).Error
+	var days []dayCount
+	err := s.db.Raw(query, args).Scan(&days).Error
 	return days, err
 }
 
