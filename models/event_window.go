@@ -445,75 +445,78 @@ const (
 // listNear returns one page of a window narrowed to a circle, and its total, in one statement (two past the last
 // page): the page from the kept venue links (venue_listed_events) of the venues within the circle (nearPageIDs), the
 // total from the same links or, in the default window, from counts kept per venue (nearTotal). Neither reads the
-// events that are not on the page.
+// events that are not on the page. The statement finds the venues within the circle once (circleVenues), and both
+// its parts read them: finding them computes the distance of every venue in the circle's box, about 0.2 ms for
+// the 247 venues of 25 miles around Chicago, which the total and the page each spent before.
 func (s *Store) listNear(page Page, w *Window) ([]Event, int64, error) {
-	circle, circleArgs := venuesWithin(s.db, *w.Near)
-	total, totalArgs := s.nearTotal(circle, circleArgs, w)
-	pageIDs, pageArgs := s.nearPageIDs(circle, circleArgs, w, page)
+	venues, venueArgs := circleVenues(s.db, *w.Near)
+	total, totalArgs := s.nearTotal(w)
+	pageIDs, pageArgs := s.nearPageIDs(w, page)
 	var n int64
-	events, err := scanEvents(s.db.Raw(selectEventColumns+", ("+total+") AS total"+fromEvents+
-		" WHERE events.id IN ("+pageIDs+") ORDER BY "+eventOrder, append(totalArgs, pageArgs...)...), page.Size, &n)
+	events, err := scanEvents(s.db.Raw(venues+selectEventColumns+", ("+total+") AS total"+fromEvents+
+		" WHERE events.id IN ("+pageIDs+") ORDER BY "+eventOrder, slices.Concat(venueArgs, totalArgs, pageArgs)...), page.Size, &n)
 	if err != nil || len(events) > 0 {
 		return events, n, err
 	}
 	if page.Offset() > 0 {
 		// Past the last page: the total still counts every match.
-		err = s.db.Raw(total, totalArgs...).Scan(&n).Error
+		err = s.db.Raw(venues+total, slices.Concat(venueArgs, totalArgs)...).Scan(&n).Error
 	}
 	return []Event{}, n, err
 }
 
-// nearTotalSQL counts the events of a window narrowed to a circle ({circle}: venuesWithin's condition on the venues
-// v) from the kept venue links of the venues within it: the links of events with one venue as index entries, and
-// those of events with several (shared) as distinct events, as an event at two venues of the circle has a link at
-// each. Grouping every link in the circle by event took most of the list's 13.5 ms for 29,755 links at a million
-// events (docs/benchmarks.md, "Radius totals without grouping").
+// nearTotalSQL counts the events of a window narrowed to a circle (the venues v of circleVenues) from the kept venue
+// links of the venues within it: the links of events with one venue as index entries, and those of events with
+// several (shared) as distinct events, as an event at two venues of the circle has a link at each. Grouping every
+// link in the circle by event took most of the list's 13.5 ms for 29,755 links at a million events
+// (docs/benchmarks.md, "Radius totals without grouping").
 const nearTotalSQL = `SELECT COUNT(*) FILTER (WHERE NOT x.shared) + COUNT(DISTINCT x.event_id) FILTER (WHERE x.shared)
-	FROM venue_listed_events x JOIN venues v ON v.id = x.venue_id
-	WHERE {circle} AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?`
+	FROM venue_listed_events x
+	WHERE x.venue_id IN (SELECT id FROM v) AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?`
 
 // nearTotalKeptSQL is nearTotalSQL on PostgreSQL: in the window that venue_window keeps (the default window, once
 // the service has moved it to today), the links of events with one venue are summed from their kept counts per
 // venue and status (venue_window_counts), one short range per venue in the circle whatever the number of links;
 // in any other window they are counted. The links of shared events are counted as distinct events from their
-// partial index (idx_venue_listed_events_shared). At a million events the circle of the harness sums 196 rows in
+// partial index (idx_venue_listed_events_shared), each venue looked up in a hash of the circle's venues (see
+// nearPageProbed for IS TRUE): the planner, which cannot estimate the circle's venues, would otherwise scan them all
+// for each shared link. At a million events the circle of the harness sums 196 rows in
 // 0.8 ms where counting its 28,437 links took 9.3 ms (docs/benchmarks.md, "Radius totals in the default window").
-// The window's instants come first, then each part's circle and window.
+// The window's instants come first, then the statuses, then each count's window.
 const nearTotalKeptSQL = `SELECT CAST(CASE
 	WHEN EXISTS (SELECT 1 FROM venue_window w WHERE w.from_utc = ? AND w.until_utc = ?)
-	THEN (SELECT COALESCE(SUM(k.n), 0) FROM venue_window_counts k JOIN venues v ON v.id = k.venue_id
-		WHERE {circle} AND k.status IN ?)
-	ELSE (SELECT COUNT(*) FROM venue_listed_events x JOIN venues v ON v.id = x.venue_id
-		WHERE {circle} AND NOT x.shared AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?) END
-	+ (SELECT COUNT(DISTINCT x.event_id) FROM venue_listed_events x JOIN venues v ON v.id = x.venue_id
-		WHERE {circle} AND x.shared AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?) AS BIGINT)`
+	THEN (SELECT COALESCE(SUM(k.n), 0) FROM venue_window_counts k
+		WHERE k.venue_id IN (SELECT id FROM v) AND k.status IN ?)
+	ELSE (SELECT COUNT(*) FROM venue_listed_events x
+		WHERE x.venue_id IN (SELECT id FROM v) AND NOT x.shared AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?) END
+	+ (SELECT COUNT(DISTINCT x.event_id) FROM venue_listed_events x
+		WHERE x.shared AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ? AND (x.venue_id IN (SELECT id FROM v)) IS TRUE)
+	AS BIGINT)`
 
 // nearTotal returns the statement that totals a window narrowed to a circle (nearTotalKeptSQL, or nearTotalSQL on
 // SQLite), with its arguments.
-func (s *Store) nearTotal(circle string, circleArgs []any, w *Window) (string, []any) {
-	window := append(slices.Clone(circleArgs), w.Statuses, w.Start, w.End)
+func (s *Store) nearTotal(w *Window) (string, []any) {
+	window := []any{w.Statuses, w.Start, w.End}
 	if s.dialect != Postgres {
-		return strings.Replace(nearTotalSQL, "{circle}", circle, 1), window
+		return nearTotalSQL, window
 	}
-	args := append([]any{w.Start, w.End}, circleArgs...)
-	args = append(append(append(args, w.Statuses), window...), window...)
-	return strings.ReplaceAll(nearTotalKeptSQL, "{circle}", circle), args
+	return nearTotalKeptSQL, slices.Concat([]any{w.Start, w.End, w.Statuses}, window, window)
 }
 
-// The page of a window narrowed to a circle, in list order ({limit}: Page.literalLimit's clause, its offset bound
-// last). On PostgreSQL each venue within the circle gives at most {reach} (the page's offset and size, a literal
-// for the plan's sake like the page's size) of its kept links in list order, one short range of
-// idx_venue_listed_events_window each, and the page is taken from their merge: no event past a page's reach at its
-// venue can be on the page. SQLite, which has no lateral joins, orders every link in the circle. The window's
-// arguments come first on PostgreSQL and after the circle's on SQLite.
+// The page of a window narrowed to a circle (the venues v of circleVenues), in list order ({limit}:
+// Page.literalLimit's clause, its offset bound last). On PostgreSQL each venue within the circle gives at most
+// {reach} (the page's offset and size, a literal for the plan's sake like the page's size) of its kept links in
+// list order, one short range of idx_venue_listed_events_window each, and the page is taken from their merge: no
+// event past a page's reach at its venue can be on the page. SQLite, which has no lateral joins, orders every link
+// in the circle.
 const (
-	nearPagePostgres = `SELECT p.event_id FROM venues v CROSS JOIN LATERAL (` + nearVenueReach + `) AS p
-	WHERE {circle} GROUP BY p.event_id, p.start_utc ORDER BY p.start_utc, p.event_id {limit}`
+	nearPagePostgres = `SELECT p.event_id FROM v CROSS JOIN LATERAL (` + nearVenueReach + `) AS p
+	GROUP BY p.event_id, p.start_utc ORDER BY p.start_utc, p.event_id {limit}`
 	nearVenueReach = `SELECT x.event_id, x.start_utc
 	FROM venue_listed_events x WHERE x.venue_id = v.id AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?
 	ORDER BY x.start_utc, x.event_id LIMIT {reach}`
-	nearPageSQLite = `SELECT x.event_id FROM venue_listed_events x JOIN venues v ON v.id = x.venue_id
-	WHERE {circle} AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?
+	nearPageSQLite = `SELECT x.event_id FROM venue_listed_events x
+	WHERE x.venue_id IN (SELECT id FROM v) AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?
 	GROUP BY x.event_id, x.start_utc ORDER BY x.start_utc, x.event_id {limit}`
 )
 
@@ -524,14 +527,19 @@ const (
 // links (nearPagePostgres) is never run. Otherwise, or for a circle of few venues, the merge gives it. For 25 miles
 // around Chicago at 100,000 events (196 venues, one link in 30 within the circle) the probe read 1,000 links in
 // 0.85 ms where the merge read 1,647 from 196 ranges in 2.35 ms (docs/benchmarks.md, "Radius pages from the window's
-// first links"). The probe keeps no more than the first {reach} events it finds, and counts the window's first
-// links again only when it found fewer: keeping every link it read took the probe 0.87 ms where it now takes
-// 0.42 ms. The window's arguments come three times, after the circle's.
-const nearPageProbed = `WITH v AS MATERIALIZED (SELECT v.id FROM venues v WHERE {circle}),
-	found AS MATERIALIZED (SELECT DISTINCT p.start_utc, p.event_id FROM (SELECT x.event_id, x.start_utc, x.venue_id
+// first links").
+//
+// The probe stops at the {reach}th event it finds within the circle: the links come in list order, a link's venue
+// is looked up in a hash of the circle's venues (a hashed subplan: the test is wrapped in IS TRUE so that the
+// planner keeps it a filter, as a semi-join would not keep the links' order and would sort all {prefix} of them),
+// and an event's links, adjacent in that order, are made distinct as they come. The harness's circle reads about
+// 380 links instead of 1,000. The window's first links are counted again only when it found fewer. The window's
+// arguments come three times.
+const nearPageProbed = `WITH found AS MATERIALIZED (SELECT DISTINCT p.start_utc, p.event_id
+		FROM (SELECT x.event_id, x.start_utc, x.venue_id
 		FROM venue_listed_events x WHERE x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?
 		AND (SELECT count(*) FROM v) > {venues} ORDER BY x.start_utc, x.event_id LIMIT {prefix}) AS p
-		WHERE p.venue_id IN (SELECT id FROM v) ORDER BY p.start_utc, p.event_id LIMIT {reach}),
+		WHERE (p.venue_id IN (SELECT id FROM v)) IS TRUE ORDER BY p.start_utc, p.event_id LIMIT {reach}),
 	probed AS MATERIALIZED (SELECT (SELECT count(*) FROM v) > {venues}
 		AND ((SELECT count(*) FROM found) >= {reach} OR (SELECT count(*) FROM (SELECT 1 FROM venue_listed_events x
 			WHERE x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?
@@ -554,19 +562,18 @@ const (
 
 // nearPageIDs returns the statement that selects one page of the IDs of a window's events at the venues within a
 // circle (nearPageProbed, nearPagePostgres or nearPageSQLite), with its arguments.
-func (s *Store) nearPageIDs(circle string, circleArgs []any, w *Window, page Page) (string, []any) {
+func (s *Store) nearPageIDs(w *Window, page Page) (string, []any) {
 	reach, window := page.Offset()+page.Size, []any{w.Statuses, w.Start, w.End}
-	query, args := nearPagePostgres, append(slices.Clone(window), circleArgs...)
+	query, args := nearPagePostgres, window
 	switch {
 	case s.dialect != Postgres:
-		query, args = nearPageSQLite, append(slices.Clone(circleArgs), window...)
+		query = nearPageSQLite
 	case len(w.Statuses) == 1 && reach <= nearProbeMaxReach:
-		query, args = nearPageProbed, slices.Concat(circleArgs, window, window, window)
+		query, args = nearPageProbed, slices.Concat(window, window, window)
 	}
 	if page.Offset() > 0 {
-		args = append(args, page.Offset())
+		args = append(slices.Clone(args), page.Offset())
 	}
-	return strings.NewReplacer("{circle}", circle, "{reach}", strconv.Itoa(reach),
-		"{venues}", strconv.Itoa(nearProbeVenues), "{prefix}", strconv.Itoa(nearProbePerEvent*reach),
-		"{limit}", page.literalLimit("?")).Replace(query), args
+	return strings.NewReplacer("{reach}", strconv.Itoa(reach), "{venues}", strconv.Itoa(nearProbeVenues),
+		"{prefix}", strconv.Itoa(nearProbePerEvent*reach), "{limit}", page.literalLimit("?")).Replace(query), args
 }

@@ -120,6 +120,13 @@ func venuesWithin(db *gorm.DB, c Circle) (string, []any) {
 	return strings.Join(append(conds, distance+" <= ?"), " AND "), append(append(args, distanceArgs...), c.RadiusKm)
 }
 
+// circleVenues returns the common table expression that names the IDs of the venues within a circle v, which the
+// radius statements read (venuesWithin's condition), with its arguments.
+func circleVenues(db *gorm.DB, c Circle) (string, []any) {
+	circle, args := venuesWithin(db, c)
+	return "WITH v AS MATERIALIZED (SELECT v.id FROM venues v WHERE " + circle + ") ", args
+}
+
 // atVenuesWhere keeps events linked to a venue (alias v) that meets cond; idx_event_venues_venue
 // (venue_id, event_id) turns the venues into events.
 func atVenuesWhere(cond string, args ...any) Scope {
