@@ -476,17 +476,20 @@ const nearTotalSQL = `SELECT COUNT(*) FILTER (WHERE NOT x.shared) + COUNT(DISTIN
 
 // nearTotalKeptSQL is nearTotalSQL on PostgreSQL: in the window that venue_window keeps (the default window, once
 // the service has moved it to today), the links of events with one venue are summed from their kept counts per
-// venue and status (venue_window_counts), one short range per venue in the circle whatever the number of links;
-// in any other window they are counted. The links of shared events are counted as distinct events from their
-// partial index (idx_venue_listed_events_shared), each venue looked up in a hash of the circle's venues (see
-// nearPageProbed for IS TRUE): the planner, which cannot estimate the circle's venues, would otherwise scan them all
-// for each shared link. At a million events the circle of the harness sums 196 rows in
-// 0.8 ms where counting its 28,437 links took 9.3 ms (docs/benchmarks.md, "Radius totals in the default window").
-// The window's instants come first, then the statuses, then each count's window.
+// venue and status (venue_window_counts); in any other window they are counted. Each kept count carries its
+// venue's coordinates, so that the counts of the circle's box ({box}, on the counts k) are one range of
+// idx_venue_window_counts_place, of which the sum keeps those of the circle's venues, looked up in a hash of them
+// (see nearPageProbed for IS TRUE): 25 miles around Chicago at 100,000 events read 247 counts in one range where
+// one index probe per venue read 393 buffers (docs/benchmarks.md, "Radius totals by place"). The links of shared
+// events are counted as distinct events from their partial index (idx_venue_listed_events_shared), with the same
+// lookup: the planner, which cannot estimate the circle's venues, would otherwise scan them all for each shared
+// link. At a million events the circle of the harness sums 196 venues' counts in 0.8 ms where counting its 28,437
+// links took 9.3 ms (docs/benchmarks.md, "Radius totals in the default window"). The window's instants come
+// first, then the statuses and the box, then each count's window.
 const nearTotalKeptSQL = `SELECT CAST(CASE
 	WHEN EXISTS (SELECT 1 FROM venue_window w WHERE w.from_utc = ? AND w.until_utc = ?)
 	THEN (SELECT COALESCE(SUM(k.n), 0) FROM venue_window_counts k
-		WHERE k.venue_id IN (SELECT id FROM v) AND k.status IN ?)
+		WHERE k.status IN ? AND {box} AND (k.venue_id IN (SELECT id FROM v)) IS TRUE)
 	ELSE (SELECT COUNT(*) FROM venue_listed_events x
 		WHERE x.venue_id IN (SELECT id FROM v) AND NOT x.shared AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?) END
 	+ (SELECT COUNT(DISTINCT x.event_id) FROM venue_listed_events x
@@ -500,7 +503,9 @@ func (s *Store) nearTotal(w *Window) (string, []any) {
 	if s.dialect != Postgres {
 		return nearTotalSQL, window
 	}
-	return nearTotalKeptSQL, slices.Concat([]any{w.Start, w.End, w.Statuses}, window, window)
+	box, boxArgs := w.Near.box().condition("k")
+	return strings.Replace(nearTotalKeptSQL, "{box}", box, 1),
+		slices.Concat([]any{w.Start, w.End, w.Statuses}, boxArgs, window, window)
 }
 
 // The page of a window narrowed to a circle (the venues v of circleVenues), in list order ({limit}:

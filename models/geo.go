@@ -103,21 +103,27 @@ func EventsNear(c Circle) Scope {
 // venuesWithin is the condition, on venues aliased v, of a venue within the circle, and its arguments: ranges of
 // the box that contains the circle, which idx_venues_geo serves, then the exact distance of the venues in the box.
 func venuesWithin(db *gorm.DB, c Circle) (string, []any) {
-	b := c.box()
-	conds := []string{"v.geo_lat BETWEEN ? AND ?"}
+	box, args := c.box().condition("v")
+	distance, distanceArgs := distanceKm(db, "v.geo_lat", "v.geo_lng", c.Lat, c.Lng)
+	return box + " AND " + distance + " <= ?", append(append(args, distanceArgs...), c.RadiusKm)
+}
+
+// condition is the condition of coordinates in the columns geo_lat and geo_lng of the table aliased alias (a
+// trusted name, never input) within the box, and its arguments.
+func (b geoBox) condition(alias string) (string, []any) {
+	conds := []string{alias + ".geo_lat BETWEEN ? AND ?"}
 	args := []any{b.minLat, b.maxLat}
 	if len(b.lngRanges) > 0 {
 		ranges := make([]string, len(b.lngRanges))
 		for i, r := range b.lngRanges {
-			ranges[i] = "v.geo_lng BETWEEN ? AND ?"
+			ranges[i] = alias + ".geo_lng BETWEEN ? AND ?"
 			args = append(args, r[0], r[1])
 		}
 		conds = append(conds, "("+strings.Join(ranges, " OR ")+")")
 	} else {
-		conds = append(conds, "v.geo_lng IS NOT NULL")
+		conds = append(conds, alias+".geo_lng IS NOT NULL")
 	}
-	distance, distanceArgs := distanceKm(db, "v.geo_lat", "v.geo_lng", c.Lat, c.Lng)
-	return strings.Join(append(conds, distance+" <= ?"), " AND "), append(append(args, distanceArgs...), c.RadiusKm)
+	return strings.Join(conds, " AND "), args
 }
 
 // circleVenues returns the common table expression that names the IDs of the venues within a circle v, which the

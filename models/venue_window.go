@@ -49,7 +49,7 @@ func (s *Store) KeepVenueWindow(ctx context.Context, now time.Time, site *time.L
 		if err := tx.Exec("DELETE FROM venue_window_counts").Error; err != nil {
 			return err
 		}
-		return tx.Exec("INSERT INTO venue_window_counts (venue_id, status, n) " + FreshVenueWindowCounts).Error
+		return tx.Exec(insertVenueWindowCounts).Error
 	})
 	if err != nil || !moved {
 		return moved, err
@@ -70,9 +70,15 @@ func windowKeptFrom(db *gorm.DB, from time.Time) (bool, error) {
 const FreshVenueWindowCounts = `SELECT venue_id, status, count(*) AS n FROM venue_listed_events, venue_window w
 	WHERE NOT shared AND start_utc >= w.from_utc AND end_utc <= w.until_utc GROUP BY venue_id, status`
 
+// insertVenueWindowCounts keeps the fresh counts of the window venue_window names (FreshVenueWindowCounts), each
+// with its venue's coordinates, which radius totals find the counts of a circle's box by.
+const insertVenueWindowCounts = `INSERT INTO venue_window_counts (venue_id, status, n, geo_lat, geo_lng)
+	SELECT f.venue_id, f.status, f.n, v.geo_lat, v.geo_lng FROM (` + FreshVenueWindowCounts + `) AS f
+	LEFT JOIN venues v ON v.id = f.venue_id`
+
 // CompactVenueWindowCounts folds the rows of deltas that writes added to venue_window_counts into one row per venue
-// and status, and returns how many rows it wrote. Rows added meanwhile stay as they are: the statement's snapshot
-// does not see them. It holds the window's advisory lock shared, as writers do: a window moved while it folds would
+// and status, with the venue's coordinates, and returns how many rows it wrote. Rows added meanwhile stay as they
+// are: the statement's snapshot does not see them. It holds the window's advisory lock shared, as writers do: a window moved while it folds would
 // keep the folded rows beside the ones counted again. After folding it vacuums the table, as VacuumTermCounts does
 // the term counts' deltas: the radius totals read it by index-only scans. It does nothing on SQLite.
 func (s *Store) CompactVenueWindowCounts(ctx context.Context) (int64, error) {
@@ -87,7 +93,9 @@ func (s *Store) CompactVenueWindowCounts(ctx context.Context) (int64, error) {
 		res := tx.Exec(`WITH moved AS (DELETE FROM venue_window_counts k WHERE (k.venue_id, k.status) IN
 			(SELECT venue_id, status FROM venue_window_counts GROUP BY 1, 2 HAVING count(*) > 1)
 			RETURNING k.venue_id, k.status, k.n)
-		INSERT INTO venue_window_counts (venue_id, status, n) SELECT venue_id, status, sum(n) FROM moved GROUP BY 1, 2`)
+		INSERT INTO venue_window_counts (venue_id, status, n, geo_lat, geo_lng)
+		SELECT m.venue_id, m.status, sum(m.n), v.geo_lat, v.geo_lng FROM moved m LEFT JOIN venues v ON v.id = m.venue_id
+		GROUP BY m.venue_id, m.status, v.geo_lat, v.geo_lng`)
 		folded = res.RowsAffected
 		return res.Error
 	})

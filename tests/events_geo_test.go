@@ -565,17 +565,12 @@ func TestRadiusTotalsStayExactAsTheKeptWindowMoves(t *testing.T) {
 	w.place(t, "b", lat+degreesFor(2), lng)
 	w.event(t, "both", "venue", []any{w.venues["a"], w.venues["b"]})
 	circle := "/events?" + centre(lat, lng) + "&geoloc_radius=10&geoloc_unit=km&per_page=1"
-	expectTotal := func(what string, want int) {
-		t.Helper()
-		if got := app.Get(circle).ExpectStatus(t, http.StatusOK).Header.Get("X-TEC-Total"); got != fmt.Sprint(want) {
-			t.Fatalf("%s: X-TEC-Total %s, want %d", what, got, want)
-		}
-	}
+	expectTotal := totalOf(app, circle)
 	moved, err := app.Store.KeepVenueWindow(ctx, time.Now(), tz)
 	if err != nil || moved {
 		t.Fatalf("the window kept at the start moved again (%v, %v)", moved, err)
 	}
-	expectTotal("in the kept window", 3)
+	expectTotal(t, "in the kept window", 3)
 	yesterday := time.Now().AddDate(0, 0, -1)
 	if moved, err := app.Store.KeepVenueWindow(ctx, yesterday, tz); err != nil || moved {
 		t.Fatalf("the window moved back to yesterday (%v, %v)", moved, err)
@@ -584,11 +579,11 @@ func TestRadiusTotalsStayExactAsTheKeptWindowMoves(t *testing.T) {
 	if err := app.Store.RebuildKeptCounts(ctx); err != nil {
 		t.Fatal(err)
 	}
-	expectTotal("with no window kept", 3)
+	expectTotal(t, "with no window kept", 3)
 	if moved, err := app.Store.KeepVenueWindow(ctx, yesterday, tz); err != nil || moved != keeps {
 		t.Fatalf("moving the window to yesterday: %v, %v", moved, err)
 	}
-	expectTotal("with yesterday's window kept", 3)
+	expectTotal(t, "with yesterday's window kept", 3)
 	w.event(t, "later", "venue", w.venues["a"])
 	w.event(t, "far", "venue", w.venues["b"], "start_date", daysFromNow(800, 10), "end_date", daysFromNow(800, 12))
 	// The last day of today's window is past yesterday's.
@@ -597,7 +592,7 @@ func TestRadiusTotalsStayExactAsTheKeptWindowMoves(t *testing.T) {
 		return time.Date(last.Year(), last.Month(), last.Day(), hour, 0, 0, 0, tz).Format(dateTimeLayout)
 	}
 	w.event(t, "last day", "venue", w.venues["b"], "start_date", at(10), "end_date", at(12))
-	expectTotal("after writes counted against yesterday's window", 5)
+	expectTotal(t, "after writes counted against yesterday's window", 5)
 
 	results := make(chan bool, 2)
 	for range 2 {
@@ -614,16 +609,16 @@ func TestRadiusTotalsStayExactAsTheKeptWindowMoves(t *testing.T) {
 	} else if keeps && !first && !second {
 		t.Fatal("neither instance moved the window")
 	}
-	expectTotal("in the window moved to today", 5)
+	expectTotal(t, "in the window moved to today", 5)
 	app.updateEvent(t, "POST", fmt.Sprintf("/events/%d", w.events["later"]), w.token,
 		map[string]any{"start_date": daysFromNow(900, 10), "end_date": daysFromNow(900, 12)})
 	app.Do(Request{Method: "DELETE", Path: fmt.Sprintf("/events/%d", w.events["a"]), Token: w.token}).
 		ExpectStatus(t, http.StatusOK)
-	expectTotal("after a move out of the window and a trash", 3)
+	expectTotal(t, "after a move out of the window and a trash", 3)
 	if _, err := app.Store.CompactVenueWindowCounts(ctx); err != nil {
 		t.Fatal(err)
 	}
-	expectTotal("after folding the counts", 3)
+	expectTotal(t, "after folding the counts", 3)
 }
 
 // A writer's venue link is counted against the window its trigger read. Moving the window while that write is
@@ -672,5 +667,78 @@ func TestAWindowMoveWaitsForTheVenueLinksBeingWritten(t *testing.T) {
 	circle := "/events?" + centre(lat, lng) + "&geoloc_radius=10&geoloc_unit=km"
 	if got := app.Get(circle).ExpectStatus(t, http.StatusOK).Header.Get("X-TEC-Total"); got != "1" {
 		t.Fatalf("X-TEC-Total %s in today's window, want 1: the event moved to yesterday was counted in it", got)
+	}
+}
+
+// On PostgreSQL the kept counts of the radius window carry their venue's coordinates, which a total finds the
+// counts of a circle by. A venue that moves forgets the window in the same write, so that totals count the links
+// until the service counts the window again; a venue link written while the venue moves, with the coordinates it
+// read before, is counted again then. Every total stays exact throughout, into the circle and out of it, and the
+// invariant check after the test holds every kept count to its venue's coordinates.
+func TestRadiusTotalsFollowAVenueThatMoves(t *testing.T) {
+	t.Parallel()
+	app := NewApp(t)
+	ctx, tz, keeps := t.Context(), app.Config.Timezone, app.Store.Dialect() == models.Postgres
+	w := newGeoWorld(t, app)
+	const lat, lng = chicagoLat, chicagoLng
+	w.place(t, "near", lat, lng)
+	w.event(t, "near again", "venue", w.venues["near"])
+	w.place(t, "far", lat+degreesFor(30), lng)
+	circle := "/events?" + centre(lat, lng) + "&geoloc_radius=10&geoloc_unit=km&per_page=1"
+	expectTotal := totalOf(app, circle)
+	moveVenue := func(name string, lat float64) {
+		t.Helper()
+		app.updateEvent(t, "POST", fmt.Sprintf("/venues/%d", w.venues[name]), w.token,
+			map[string]any{"geo_lat": lat, "geo_lng": lng})
+	}
+	keepWindow := func(what string) {
+		t.Helper()
+		if moved, err := app.Store.KeepVenueWindow(ctx, time.Now(), tz); err != nil || moved != keeps {
+			t.Fatalf("%s: keeping the window again: moved %v, %v", what, moved, err)
+		}
+	}
+	expectTotal(t, "before any move", 2)
+
+	moveVenue("far", lat+degreesFor(3))
+	expectTotal(t, "the far venue moved into the circle", 3)
+	keepWindow("after the far venue moved")
+	expectTotal(t, "the window counted again", 3)
+
+	// A writer moves an event at the near venue to tomorrow (its venue link is counted again, with the
+	// coordinates the writer reads) while the venue moves out of the circle (after it on SQLite, which takes one
+	// writer at a time).
+	tx := app.Store.DB().Begin()
+	defer tx.Rollback()
+	tomorrow := time.Now().Add(24 * time.Hour).Truncate(time.Second)
+	if err := tx.Exec("UPDATE events SET start_utc = ?, end_utc = ? WHERE id = ?", tomorrow, tomorrow.Add(time.Hour),
+		w.events["near again"]).Error; err != nil {
+		t.Fatal(err)
+	}
+	if keeps {
+		moveVenue("near", lat+degreesFor(30))
+	}
+	if err := tx.Commit().Error; err != nil {
+		t.Fatal(err)
+	}
+	if !keeps {
+		moveVenue("near", lat+degreesFor(30))
+	}
+	expectTotal(t, "the near venue moved out of the circle", 1)
+	keepWindow("after the near venue moved")
+	expectTotal(t, "the window counted again", 1)
+	if _, err := app.Store.CompactVenueWindowCounts(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w.event(t, "far again", "venue", w.venues["far"])
+	expectTotal(t, "after folding the counts and a new event", 2)
+}
+
+// totalOf returns a check that the list at path, read anonymously, totals want (X-TEC-Total) after what happened.
+func totalOf(app *App, path string) func(t *testing.T, what string, want int) {
+	return func(t *testing.T, what string, want int) {
+		t.Helper()
+		if got := app.Get(path).ExpectStatus(t, http.StatusOK).Header.Get("X-TEC-Total"); got != fmt.Sprint(want) {
+			t.Fatalf("%s: X-TEC-Total %s, want %d", what, got, want)
+		}
 	}
 }

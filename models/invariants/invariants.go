@@ -129,8 +129,9 @@ func DayCounts(db *gorm.DB) ([]string, error) {
 
 // VenueWindowCounts compares the kept counts of the radius window (venue_window_counts, its rows of deltas summed
 // per venue and status, which radius totals in that window are summed from) with a fresh count of the kept venue
-// links of events with one venue in the window venue_window names; with no window named, no count may be kept. It
-// checks nothing on SQLite, which counts radius totals.
+// links of events with one venue in the window venue_window names, and every count of an existing venue must carry
+// the venue's coordinates. With no window named (forgotten when a venue moved, or never kept) the counts are not
+// read and will be counted again: nothing is checked. Nor on SQLite, which counts radius totals.
 func VenueWindowCounts(db *gorm.DB) ([]string, error) {
 	if db.Dialector.Name() != models.Postgres {
 		return nil, nil
@@ -141,16 +142,34 @@ func VenueWindowCounts(db *gorm.DB) ([]string, error) {
 		err := scan(&venue, &status, &n)
 		return fmt.Sprintf("venue %d %s: %d", venue, status, n), err
 	}
+	var named int64
+	if err := db.Raw("SELECT count(*) FROM venue_window WHERE from_utc IS NOT NULL").Scan(&named).Error; err != nil || named == 0 {
+		return nil, err
+	}
 	kept, err := sortedRows(db, `SELECT venue_id, status, sum(n) FROM venue_window_counts GROUP BY 1, 2
 		HAVING sum(n) <> 0`, line)
 	if err != nil {
 		return nil, err
 	}
 	fresh, err := sortedRows(db, models.FreshVenueWindowCounts, line)
-	if err != nil || slices.Equal(kept, fresh) {
+	if err != nil {
 		return nil, err
 	}
-	return []string{fmt.Sprintf("kept radius window counts %v, fresh from the kept venue links %v", kept, fresh)}, nil
+	var problems []string
+	if !slices.Equal(kept, fresh) {
+		problems = append(problems, fmt.Sprintf("kept radius window counts %v, fresh from the kept venue links %v", kept, fresh))
+	}
+	moved, err := sortedRows(db, `SELECT DISTINCT k.venue_id FROM venue_window_counts k JOIN venues v ON v.id = k.venue_id
+		WHERE k.geo_lat IS DISTINCT FROM v.geo_lat OR k.geo_lng IS DISTINCT FROM v.geo_lng`,
+		func(scan func(...any) error) (string, error) {
+			var venue int64
+			err := scan(&venue)
+			return fmt.Sprintf("venue %d", venue), err
+		})
+	if err != nil || len(moved) == 0 {
+		return problems, err
+	}
+	return append(problems, fmt.Sprintf("kept radius window counts with other coordinates than their venue's: %v", moved)), nil
 }
 
 // utcDay is the day of t in days since 1970-01-01, in UTC.
