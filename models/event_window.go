@@ -152,6 +152,11 @@ type dayCounted struct {
 	bound map[string]any
 }
 
+// keptIn returns query with c's kept counts in place of {kept}, {kept_n} and {blocks}.
+func (c dayCounted) keptIn(query string) string {
+	return strings.NewReplacer("{kept}", c.kept, "{kept_n}", c.keptN, "{blocks}", c.blocks).Replace(query)
+}
+
 // listedDays counts the listed events, or with singlesOnly those that are no occurrence of a series (the kept
 // counts' n - occurrences).
 func (s *Store) listedDays(singlesOnly bool) dayCounted {
@@ -235,9 +240,8 @@ func (s *Store) windowDaysSQL(w *Window, byDay bool, c dayCounted) (string, map[
 	if c.plus != "" && !byDay {
 		query += "\nUNION ALL " + c.plus
 	}
-	query = strings.NewReplacer("{day}", day, "{kept}", c.kept, "{kept_n}", c.keptN, "{rows}", c.rows,
-		"{listed}", c.listed, "{singles}", c.singles, "{table_day}", tableDay, "{table_group}", tableGroup,
-		"{blocks}", c.blocks).Replace(query)
+	query = strings.NewReplacer("{day}", day, "{rows}", c.rows, "{listed}", c.listed, "{singles}", c.singles,
+		"{table_day}", tableDay, "{table_group}", tableGroup).Replace(c.keptIn(query))
 	args := map[string]any{
 		"statuses": w.Statuses, "first": first, "start": w.Start, "end": w.End,
 		"second_start": dayStart(first + 1), "last_start": dayStart(last), "after_first": afterFirst,
@@ -331,12 +335,10 @@ func (s *Store) windowPageDays(w *Window, offset int64, c dayCounted) ([]dayCoun
 	if w.empty() {
 		return nil, nil
 	}
-	query := strings.NewReplacer("{blocks}", c.blocks, "{kept}", c.kept, "{kept_n}", c.keptN).
-		Replace(windowPageDaysSQL)
 	args := blockArgs(utcDay(w.Start), utcDay(w.End))
 	args["statuses"], args["offset"] = w.Statuses, offset
 	var days []dayCount
-	err := s.db.Raw(query, args).Scan(&days).Error
+	err := s.db.Raw(c.keptIn(windowPageDaysSQL), args).Scan(&days).Error
 	return days, err
 }
 
@@ -454,7 +456,8 @@ func (s *Store) listNear(page Page, w *Window) ([]Event, int64, error) {
 	pageIDs, pageArgs := s.nearPageIDs(w, page)
 	var n int64
 	events, err := scanEvents(s.db.Raw(venues+selectEventColumns+", ("+total+") AS total"+fromEvents+
-		" WHERE events.id IN ("+pageIDs+") ORDER BY "+eventOrder, slices.Concat(venueArgs, totalArgs, pageArgs)...), page.Size, &n)
+		" WHERE events.id IN ("+pageIDs+") ORDER BY "+eventOrder, slices.Concat(venueArgs, totalArgs, pageArgs)...),
+		page.Size, &n)
 	if err != nil || len(events) > 0 {
 		return events, n, err
 	}
@@ -490,10 +493,10 @@ const nearTotalKeptSQL = `SELECT CAST(CASE
 	WHEN EXISTS (SELECT 1 FROM venue_window w WHERE w.from_utc = ? AND w.until_utc = ?)
 	THEN (SELECT COALESCE(SUM(k.n), 0) FROM venue_window_counts k
 		WHERE k.status IN ? AND {box} AND (k.venue_id IN (SELECT id FROM v)) IS TRUE)
-	ELSE (SELECT COUNT(*) FROM venue_listed_events x
-		WHERE x.venue_id IN (SELECT id FROM v) AND NOT x.shared AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?) END
-	+ (SELECT COUNT(DISTINCT x.event_id) FROM venue_listed_events x
-		WHERE x.shared AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ? AND (x.venue_id IN (SELECT id FROM v)) IS TRUE)
+	ELSE (SELECT COUNT(*) FROM venue_listed_events x WHERE x.venue_id IN (SELECT id FROM v) AND NOT x.shared
+		AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ?) END
+	+ (SELECT COUNT(DISTINCT x.event_id) FROM venue_listed_events x WHERE x.shared
+		AND x.status IN ? AND x.start_utc >= ? AND x.end_utc <= ? AND (x.venue_id IN (SELECT id FROM v)) IS TRUE)
 	AS BIGINT)`
 
 // nearTotal returns the statement that totals a window narrowed to a circle (nearTotalKeptSQL, or nearTotalSQL on

@@ -24,8 +24,7 @@ func DefaultWindow(now time.Time, site *time.Location) (from, until time.Time) {
 // back and forth. The service calls it every minute: a window already moved is read without the lock, which
 // writers of venue links would otherwise queue behind each time. A moved window's counts are vacuumed at once, as
 // CompactVenueWindowCounts vacuums them: until then a radius total read every row it summed from the heap too (196
-// heap fetches for 25 miles around Chicago). On SQLite, which counts radius totals, it does
-// nothing.
+// heap fetches for 25 miles around Chicago). On SQLite, which counts radius totals, it does nothing.
 func (s *Store) KeepVenueWindow(ctx context.Context, now time.Time, site *time.Location) (bool, error) {
 	if s.dialect != Postgres {
 		return false, nil
@@ -78,9 +77,10 @@ const insertVenueWindowCounts = `INSERT INTO venue_window_counts (venue_id, stat
 
 // CompactVenueWindowCounts folds the rows of deltas that writes added to venue_window_counts into one row per venue
 // and status, with the venue's coordinates, and returns how many rows it wrote. Rows added meanwhile stay as they
-// are: the statement's snapshot does not see them. It holds the window's advisory lock shared, as writers do: a window moved while it folds would
-// keep the folded rows beside the ones counted again. After folding it vacuums the table, as VacuumTermCounts does
-// the term counts' deltas: the radius totals read it by index-only scans. It does nothing on SQLite.
+// are: the statement's snapshot does not see them. It holds the window's advisory lock shared, as writers do: a
+// window moved while it folds would keep the folded rows beside the ones counted again. After folding it vacuums
+// the table, as VacuumTermCounts does the term counts' deltas: the radius totals read it by index-only scans. It
+// does nothing on SQLite.
 func (s *Store) CompactVenueWindowCounts(ctx context.Context) (int64, error) {
 	if s.dialect != Postgres {
 		return 0, nil

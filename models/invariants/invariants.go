@@ -143,7 +143,8 @@ func VenueWindowCounts(db *gorm.DB) ([]string, error) {
 		return fmt.Sprintf("venue %d %s: %d", venue, status, n), err
 	}
 	var named int64
-	if err := db.Raw("SELECT count(*) FROM venue_window WHERE from_utc IS NOT NULL").Scan(&named).Error; err != nil || named == 0 {
+	err := db.Raw("SELECT count(*) FROM venue_window WHERE from_utc IS NOT NULL").Scan(&named).Error
+	if err != nil || named == 0 {
 		return nil, err
 	}
 	kept, err := sortedRows(db, `SELECT venue_id, status, sum(n) FROM venue_window_counts GROUP BY 1, 2
@@ -157,19 +158,22 @@ func VenueWindowCounts(db *gorm.DB) ([]string, error) {
 	}
 	var problems []string
 	if !slices.Equal(kept, fresh) {
-		problems = append(problems, fmt.Sprintf("kept radius window counts %v, fresh from the kept venue links %v", kept, fresh))
+		problems = append(problems,
+			fmt.Sprintf("kept radius window counts %v, fresh from the kept venue links %v", kept, fresh))
 	}
-	moved, err := sortedRows(db, `SELECT DISTINCT k.venue_id FROM venue_window_counts k JOIN venues v ON v.id = k.venue_id
+	moved, err := sortedRows(db, `SELECT DISTINCT k.venue_id FROM venue_window_counts k
+		JOIN venues v ON v.id = k.venue_id
 		WHERE k.geo_lat IS DISTINCT FROM v.geo_lat OR k.geo_lng IS DISTINCT FROM v.geo_lng`,
 		func(scan func(...any) error) (string, error) {
 			var venue int64
 			err := scan(&venue)
 			return fmt.Sprintf("venue %d", venue), err
 		})
-	if err != nil || len(moved) == 0 {
-		return problems, err
+	if len(moved) > 0 {
+		problems = append(problems,
+			fmt.Sprintf("kept radius window counts with other coordinates than their venue's: %v", moved))
 	}
-	return append(problems, fmt.Sprintf("kept radius window counts with other coordinates than their venue's: %v", moved)), nil
+	return problems, err
 }
 
 // utcDay is the day of t in days since 1970-01-01, in UTC.
